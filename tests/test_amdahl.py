@@ -1,0 +1,112 @@
+"""Tests for gpulab.models.amdahl: the formulas, their inverses, and the fits."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from gpulab.models import amdahl as A
+
+fs = st.floats(0.0, 0.999, allow_nan=False)
+ps = st.floats(1.0, 1e6, allow_nan=False)
+
+
+def test_seed_example_16_8x_and_83_wasted():
+    s = A.speedup(0.95, 100)
+    assert round(s, 1) == 16.8
+    assert A.limit(0.95) == pytest.approx(20.0)
+    assert round(A.wasted(0.95, 100)) == 83
+    assert A.efficiency(0.95, 100) == pytest.approx(s / 100)
+
+
+def test_edge_cases():
+    assert A.speedup(0.0, 1000) == 1.0            # nothing parallel: no gain
+    assert A.speedup(1.0, 64) == pytest.approx(64)  # all parallel: linear
+    assert A.limit(1.0) == math.inf
+    assert A.speedup(0.7, 1) == 1.0
+    with pytest.raises(ValueError):
+        A.speedup(1.2, 4)
+    with pytest.raises(ValueError):
+        A.speedup(0.5, 0)
+    with pytest.raises(ValueError):
+        A.f_from_speedup(1.0, 1)
+
+
+def test_vectorised():
+    p = np.array([1, 2, 4, 8])
+    s = A.speedup(0.9, p)
+    assert isinstance(s, np.ndarray) and s.shape == (4,)
+    assert np.all(np.diff(s) > 0)
+
+
+@given(fs, ps)
+def test_speedup_bounded_by_p_and_limit(f, p):
+    s = A.speedup(f, p)
+    assert 1.0 - 1e-12 <= s <= p * (1 + 1e-12)
+    assert s <= A.limit(f) * (1 + 1e-12)
+
+
+@given(fs, st.floats(1.0, 1e4), st.floats(1.0, 1e4))
+def test_monotone_in_p(f, p1, p2):
+    lo, hi = sorted((p1, p2))
+    assert A.speedup(f, lo) <= A.speedup(f, hi) * (1 + 1e-12)
+
+
+@given(st.floats(0.01, 0.999), st.floats(1.5, 1e4))
+def test_f_from_speedup_inverts(f, p):
+    assert A.f_from_speedup(A.speedup(f, p), p) == pytest.approx(f, rel=1e-9, abs=1e-9)
+
+
+@given(st.floats(0.5, 0.999), st.floats(0.01, 0.99))
+def test_p_for_speedup_inverts(f, frac):
+    target = 1 + frac * (A.limit(f) - 1)
+    p = A.p_for_speedup(f, target)
+    assert A.speedup(f, p) == pytest.approx(target, rel=1e-9)
+    assert A.p_for_speedup(f, A.limit(f)) == math.inf
+
+
+def test_fit_times_two_points_exact_and_third_checks():
+    serial, par = 0.3, 2.7           # f = 0.9
+    t = lambda p: serial + par / p
+    fit = A.fit_times([2, 8], [t(2), t(8)])
+    assert fit.f == pytest.approx(0.9)
+    assert fit.serial_s == pytest.approx(serial)
+    assert fit.check(32, t(32)) == pytest.approx(0.0, abs=1e-12)
+    # a third measurement that does NOT follow the model is flagged
+    assert fit.check(32, 2 * t(32)) == pytest.approx(-0.5)
+
+
+def test_fit_times_least_squares_with_noise():
+    rng = np.random.default_rng(0)
+    p = np.array([1, 2, 4, 8, 16, 32.0])
+    t = (0.05 + 0.95 / p) * (1 + 0.01 * rng.standard_normal(p.size))
+    fit = A.fit_times(p, t)
+    assert abs(fit.f - 0.95) < 0.01
+    with pytest.raises(ValueError):
+        A.fit_times([4, 4], [1.0, 1.0])
+
+
+def test_fit_speedups():
+    p = [2, 4, 16]
+    assert A.fit_speedups(p, A.speedup(0.8, np.array(p))) == pytest.approx(0.8)
+
+
+@given(st.floats(0, 1), st.floats(1, 1e4))
+def test_gustafson_at_least_amdahl_for_same_fraction(s, p):
+    # with the same serial share, scaling the problem never does worse than fixing it
+    assert A.gustafson(s, p) >= A.speedup(1 - s, p) * (1 - 1e-12)
+
+
+def test_gustafson_values():
+    assert A.gustafson(0.05, 100) == pytest.approx(95.05)
+    assert A.gustafson(1.0, 100) == 1.0
+
+
+def test_marginal_gain_shrinks():
+    ps = np.array([1, 2, 4, 8, 16, 32, 64, 128])
+    g = A.marginal_gain(0.95, ps)
+    assert g.sum() == pytest.approx(A.speedup(0.95, 128))
+    per_processor = g[1:] / np.diff(ps)
+    assert np.all(np.diff(per_processor) < 0)   # each added processor buys less than the last
+    # the last doubling (64 more processors) buys barely 2x more speed
+    assert 1.9 < g[-1] < 2.1
