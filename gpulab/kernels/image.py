@@ -1,0 +1,80 @@
+"""Image kernels from seed 002 in numba: invert/contrast with an edge guard, box blur naive and tiled.
+
+Images are float32 arrays; x (the fast thread index) walks columns so warps read along rows.
+"""
+from numba import cuda, float32
+
+GROUP = 8     # numthreads(8, 8, 1) for the per-pixel kernels
+TILE = 16     # blur tile: 16 x 16 threads, one output pixel each
+R = 4         # blur radius: a (2R+1)^2 = 81-tap box
+HALO = TILE + 2 * R
+
+
+def dispatch(width, height, group=GROUP):
+    """The HLSL host line Dispatch((w + 7) / 8, (h + 7) / 8, 1) as a numba grid (x, y)."""
+    return ((width + group - 1) // group, (height + group - 1) // group)
+
+
+@cuda.jit
+def invert_contrast(out, img, contrast):
+    """RGBA image (h, w, 4): rgb -> (1 - rgb - 0.5) * contrast + 0.5, alpha kept; edge-guarded."""
+    x, y = cuda.grid(2)
+    if x >= img.shape[1] or y >= img.shape[0]:
+        return                                   # guard the edges
+    for ch in range(3):
+        out[y, x, ch] = (1.0 - img[y, x, ch] - 0.5) * contrast + 0.5
+    out[y, x, 3] = img[y, x, 3]
+
+
+@cuda.jit
+def invert_contrast_unguarded(out, img, contrast):
+    """The same kernel without the edge guard: threads past the image edge index out of bounds."""
+    x, y = cuda.grid(2)
+    for ch in range(3):
+        out[y, x, ch] = (1.0 - img[y, x, ch] - 0.5) * contrast + 0.5
+    out[y, x, 3] = img[y, x, 3]
+
+
+@cuda.jit
+def blur_naive(out, img):
+    """(2R+1)^2 box blur of a grey image (h, w), clamp-to-edge, every tap read from global memory."""
+    x, y = cuda.grid(2)
+    h = img.shape[0]
+    w = img.shape[1]
+    if x < w and y < h:
+        s = float32(0.0)
+        for dy in range(-R, R + 1):
+            yy = min(max(y + dy, 0), h - 1)
+            for dx in range(-R, R + 1):
+                xx = min(max(x + dx, 0), w - 1)
+                s += img[yy, xx]
+        out[y, x] = s / ((2 * R + 1) * (2 * R + 1))
+
+
+@cuda.jit
+def blur_tiled(out, img):
+    """The same blur with a (TILE+2R)^2 halo tile loaded cooperatively into shared memory.
+
+    Launch with block = (TILE, TILE) and grid = (ceil(w/TILE), ceil(h/TILE)).
+    """
+    tile = cuda.shared.array((HALO, HALO), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    h = img.shape[0]
+    w = img.shape[1]
+    bx = cuda.blockIdx.x * TILE - R
+    by = cuda.blockIdx.y * TILE - R
+    for yy in range(ty, HALO, TILE):             # several texels per thread
+        gy = min(max(by + yy, 0), h - 1)
+        for xx in range(tx, HALO, TILE):
+            gx = min(max(bx + xx, 0), w - 1)
+            tile[yy, xx] = img[gy, gx]
+    cuda.syncthreads()
+    s = float32(0.0)
+    for dy in range(-R, R + 1):
+        for dx in range(-R, R + 1):
+            s += tile[ty + R + dy, tx + R + dx]
+    x = cuda.blockIdx.x * TILE + tx
+    y = cuda.blockIdx.y * TILE + ty
+    if x < w and y < h:
+        out[y, x] = s / ((2 * R + 1) * (2 * R + 1))

@@ -1,0 +1,92 @@
+"""Matrix transpose three ways (chapter 06, seed 001 section 5.2): naive, shared, padded.
+
+All three use TILE x BLOCK_ROWS = 32 x 8 thread blocks, each thread handling TILE/BLOCK_ROWS
+elements, and out = a.T for a of shape (height, width). Launch with
+grid = (ceil(width/TILE), ceil(height/TILE)), block = (TILE, BLOCK_ROWS).
+"""
+from numba import cuda, float32
+
+TILE = 32
+BLOCK_ROWS = 8
+
+
+def grid_for(shape):
+    """Launch grid for an input of shape (height, width)."""
+    h, w = shape
+    return ((w + TILE - 1) // TILE, (h + TILE - 1) // TILE)
+
+
+@cuda.jit
+def transpose_naive(out, a):
+    """Read a row-wise (coalesced), write out column-wise (each lane a different row of out)."""
+    x = cuda.blockIdx.x * TILE + cuda.threadIdx.x
+    y0 = cuda.blockIdx.y * TILE + cuda.threadIdx.y
+    for j in range(0, TILE, BLOCK_ROWS):
+        y = y0 + j
+        if x < a.shape[1] and y < a.shape[0]:
+            out[x, y] = a[y, x]
+
+
+@cuda.jit
+def transpose_shared(out, a):
+    """Stage a 32x32 tile in shared memory so both global read and write are coalesced.
+
+    The shared read tile[tx, ty + j] walks a column: 32 lanes, same bank (32-way conflict).
+    """
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    x = cuda.blockIdx.x * TILE + tx
+    y = cuda.blockIdx.y * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if x < a.shape[1] and y + j < a.shape[0]:
+            tile[ty + j, tx] = a[y + j, x]
+    cuda.syncthreads()
+    xo = cuda.blockIdx.y * TILE + tx
+    yo = cuda.blockIdx.x * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if xo < a.shape[0] and yo + j < a.shape[1]:
+            out[yo + j, xo] = tile[tx, ty + j]
+
+
+@cuda.jit
+def transpose_padded(out, a):
+    """As transpose_shared with a TILE x (TILE+1) tile: a column now spans all 32 banks."""
+    tile = cuda.shared.array((TILE, TILE + 1), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    x = cuda.blockIdx.x * TILE + tx
+    y = cuda.blockIdx.y * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if x < a.shape[1] and y + j < a.shape[0]:
+            tile[ty + j, tx] = a[y + j, x]
+    cuda.syncthreads()
+    xo = cuda.blockIdx.y * TILE + tx
+    yo = cuda.blockIdx.x * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if xo < a.shape[0] and yo + j < a.shape[1]:
+            out[yo + j, xo] = tile[tx, ty + j]
+
+
+@cuda.jit
+def row_sums_shared(out, a):
+    """Row sums of a (n, 32) matrix via a shared 32x32 tile: lane k sums tile row k.
+
+    Chapter 06's exercise: the column-wise shared read tile[tx, k] is a 32-way bank conflict.
+    Launch with grid = (ceil(n/32),), block = (32, 32).
+    """
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row0 = cuda.blockIdx.x * TILE
+    if row0 + ty < a.shape[0]:
+        tile[ty, tx] = a[row0 + ty, tx]
+    else:
+        tile[ty, tx] = 0.0
+    cuda.syncthreads()
+    if ty == 0:
+        s = float32(0.0)
+        for k in range(TILE):
+            s += tile[tx, k]
+        if row0 + tx < a.shape[0]:
+            out[row0 + tx] = s
