@@ -1,0 +1,232 @@
+"""GPU bandwidth and matmul benchmarks for chapters 05-06; writes benchmarks/results/bandwidth.json.
+
+Measures, with CUDA events after a warm-up (median of several runs):
+  * copy: the chapter's copy kernels (one float32 per thread, grid-stride, 8- and 16-byte
+    elements) against torch's device-to-device copy of the same buffer;
+  * effective bandwidth of the strided and offset reads of chapter 05;
+  * transpose naive / shared / padded (chapter 06) against the best copy;
+  * tiled fp32 matmul (chapter 06) against torch fp32 with TF32 off.
+Without a GPU it prints SKIP and exits 0 without touching the results file.
+
+Run:  python benchmarks/bandwidth.py            (about a minute on an H200)
+"""
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from numba import cuda  # noqa: E402
+
+
+def gpu_present():
+    try:
+        return cuda.is_available() and len(cuda.gpus) > 0
+    except Exception:  # noqa: BLE001 - no driver at all
+        return False
+
+
+def time_kernel(fn, reps=10, warmup=2):
+    """Median milliseconds of fn() bracketed by CUDA events."""
+    for _ in range(warmup):
+        fn()
+    cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = cuda.event(), cuda.event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cuda.event_elapsed_time(start, stop))
+    return float(np.median(times))
+
+
+def environment():
+    dev = cuda.get_current_device()
+    info = {"gpu": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
+            "compute_capability": list(dev.compute_capability),
+            "sm_count": dev.MULTIPROCESSOR_COUNT,
+            "python": platform.python_version(), "numpy": np.__version__,
+            "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "host": platform.node()}
+    import numba
+    info["numba"] = numba.__version__
+    try:
+        from importlib.metadata import version
+        info["numba_cuda"] = version("numba-cuda")
+    except Exception:  # noqa: BLE001
+        info["numba_cuda"] = None
+    try:
+        info["driver"] = ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
+    except Exception:  # noqa: BLE001
+        info["driver"] = None
+    try:
+        import subprocess
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.max.sm,memory.total",
+                              "--format=csv,noheader"], capture_output=True, text=True, timeout=20)
+        info["nvidia_smi"] = out.stdout.strip()
+    except Exception:  # noqa: BLE001
+        info["nvidia_smi"] = None
+    return info
+
+
+def bench_copies(res, nbytes):
+    from gpulab.kernels import memory
+    n = nbytes // 4
+    a = cuda.to_device(np.arange(n, dtype=np.float32))
+    out = cuda.device_array(n, np.float32)
+    dev = cuda.get_current_device()
+    tb = 256
+    copies = {}
+
+    def run(name, kern, o, i, grid, block):
+        ms = time_kernel(lambda: kern[grid, block](o, i))
+        copies[name] = {"ms": ms, "GBps": 2 * nbytes / ms / 1e6}
+
+    run("float32, one per thread", memory.copy, out, a, (n + tb - 1) // tb, tb)
+    run("float32, grid-stride", memory.copy_grid_stride, out, a, dev.MULTIPROCESSOR_COUNT * 16, tb)
+    for dt, label in ((np.float64, "8-byte elements"), (np.complex128, "16-byte elements")):
+        ov, av = out.view(dt), a.view(dt)
+        m = av.shape[0]
+        run(f"{label}, one per thread", memory.copy, ov, av, (m + tb - 1) // tb, tb)
+    ok = bool(np.array_equal(out.copy_to_host()[:1000], np.arange(1000, dtype=np.float32)))
+    best = max(copies, key=lambda k: copies[k]["GBps"])
+    res["copy"] = {"bytes": nbytes, "kernels": copies, "best": best,
+                   "best_GBps": copies[best]["GBps"], "correct": ok}
+    try:
+        import torch
+        src = torch.arange(n, dtype=torch.float32, device="cuda")
+        dst = torch.empty_like(src)
+        for _ in range(3):
+            dst.copy_(src)
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(10):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            dst.copy_(src)
+            e.record()
+            e.synchronize()
+            ts.append(s.elapsed_time(e))
+        ms = float(np.median(ts))
+        res["copy"]["torch"] = {"version": torch.__version__, "ms": ms, "GBps": 2 * nbytes / ms / 1e6}
+        res["copy"]["best_over_torch"] = res["copy"]["best_GBps"] / res["copy"]["torch"]["GBps"]
+        del src, dst
+        torch.cuda.empty_cache()
+    except Exception as e:  # noqa: BLE001
+        res["copy"]["torch"] = {"error": repr(e)}
+    del a, out
+
+
+def bench_strided(res, nbytes):
+    from gpulab.kernels import memory
+    n = nbytes // 4
+    a = cuda.to_device(np.ones(n, dtype=np.float32))
+    tb = 256
+    rows = []
+    for stride in (1, 2, 4, 8, 16, 32, 64):
+        m = n // stride
+        out = cuda.device_array(m, np.float32)
+        ms = time_kernel(lambda: memory.copy_strided[(m + tb - 1) // tb, tb](out, a, stride))
+        useful = 2 * m * 4
+        rows.append({"stride": stride, "ms": ms, "useful_GBps": useful / ms / 1e6})
+        del out
+    res["strided"] = rows
+    rows = []
+    m = n - 64
+    out = cuda.device_array(m, np.float32)
+    for offset in (0, 1, 2, 4, 8, 16, 32):
+        ms = time_kernel(lambda: memory.copy_offset[(m + tb - 1) // tb, tb](out, a, offset))
+        rows.append({"offset": offset, "ms": ms, "useful_GBps": 2 * m * 4 / ms / 1e6})
+    res["offset"] = rows
+    del a, out
+
+
+def bench_transpose(res, side):
+    from gpulab.kernels import transpose as T
+    host = np.random.default_rng(0).random((side, side), dtype=np.float32)
+    a = cuda.to_device(host)
+    out = cuda.device_array((side, side), np.float32)
+    nbytes = side * side * 4
+    rows = {}
+    for name in ("transpose_naive", "transpose_shared", "transpose_padded"):
+        k = getattr(T, name)
+        ms = time_kernel(lambda: k[T.grid_for(host.shape), (T.TILE, T.BLOCK_ROWS)](out, a))
+        ok = bool(np.array_equal(out.copy_to_host(), host.T))
+        rows[name] = {"ms": ms, "GBps": 2 * nbytes / ms / 1e6, "correct": ok}
+    res["transpose"] = {"side": side, "kernels": rows}
+    best = res.get("copy", {}).get("best_GBps")
+    if best:
+        res["transpose"]["padded_over_best_copy"] = rows["transpose_padded"]["GBps"] / best
+    del a, out
+
+
+def bench_matmul(res, n):
+    from gpulab.kernels import matmul as M
+    rng = np.random.default_rng(1)
+    ha = rng.standard_normal((n, n), dtype=np.float32)
+    hb = rng.standard_normal((n, n), dtype=np.float32)
+    a, b = cuda.to_device(ha), cuda.to_device(hb)
+    c = cuda.device_array((n, n), np.float32)
+    flop = 2.0 * n ** 3
+    rows = {}
+    for name in ("matmul_naive", "matmul_tiled"):
+        k = getattr(M, name)
+        ms = time_kernel(lambda: k[M.grid_for(n, n), (M.TILE, M.TILE)](c, a, b), reps=5)
+        rows[name] = {"ms": ms, "TFLOPs": flop / ms / 1e9}
+    res["matmul"] = {"n": n, "kernels": rows}
+    try:
+        import torch
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        ta, tb_ = torch.from_numpy(ha).cuda(), torch.from_numpy(hb).cuda()
+        for _ in range(3):
+            tc = ta @ tb_
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(5):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            tc = ta @ tb_
+            e.record()
+            e.synchronize()
+            ts.append(s.elapsed_time(e))
+        ms = float(np.median(ts))
+        ref = tc.cpu().numpy().astype(np.float64)
+        ours = c.copy_to_host().astype(np.float64)
+        rel = float(np.abs(ours - ref).max() / np.abs(ref).max())
+        res["matmul"]["torch_fp32_tf32_off"] = {"version": torch.__version__, "ms": ms,
+                                                "TFLOPs": flop / ms / 1e9}
+        res["matmul"]["tiled_over_torch"] = rows["matmul_tiled"]["TFLOPs"] / (flop / ms / 1e9)
+        res["matmul"]["max_rel_err_vs_torch"] = rel
+    except Exception as e:  # noqa: BLE001
+        res["matmul"]["torch_fp32_tf32_off"] = {"error": repr(e)}
+
+
+def main():
+    if not gpu_present():
+        print("SKIP: no CUDA GPU visible; nothing measured, results file untouched.")
+        return 0
+    res = {"environment": environment()}
+    big = int(os.environ.get("GPULAB_BENCH_BYTES", 1 << 30))
+    bench_copies(res, big)
+    bench_strided(res, big)
+    bench_transpose(res, int(os.environ.get("GPULAB_BENCH_SIDE", 16384)))
+    bench_matmul(res, int(os.environ.get("GPULAB_BENCH_N", 4096)))
+    path = os.path.join(HERE, "results", "bandwidth.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(res, f, indent=2)
+    print(json.dumps(res, indent=2))
+    print("wrote", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

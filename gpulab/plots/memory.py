@@ -1,0 +1,160 @@
+"""Pictures of one warp's memory instruction: global addresses over 32-byte sectors, shared
+addresses over the 32 banks.
+
+The counts printed on the figures come from :mod:`gpulab.metrics` (the one place the counting
+rules live); these functions only turn addresses into pictures. Addresses come either from a
+simulator trace (``rep.accesses``) or from :func:`warp_addresses` for a textbook pattern.
+"""
+import numpy as np
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
+
+from gpulab import metrics
+
+WARP = metrics.WARP
+
+
+def warp_addresses(stride=1, offset=0, elem_bytes=4, base=0, lanes=WARP):
+    """Byte addresses of lane k reading element ``offset + k*stride`` of an array at ``base``."""
+    k = np.arange(lanes, dtype=np.int64)
+    return base + (offset + k * stride) * elem_bytes
+
+
+def random_addresses(n_elems, elem_bytes=4, seed=0, lanes=WARP):
+    """Byte addresses of a warp gathering ``lanes`` random elements out of ``n_elems``."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n_elems, size=lanes).astype(np.int64) * elem_bytes
+
+
+def column_addresses(col=0, row_words=32, elem_bytes=4, lanes=WARP):
+    """Shared byte offsets of lane k reading tile[k, col] from a row-major tile ``row_words`` wide."""
+    k = np.arange(lanes, dtype=np.int64)
+    return (k * row_words + col) * elem_bytes
+
+
+def coalescing_summary(addresses, elem_bytes=4, mask=None):
+    """Sectors, bytes moved, bytes used and efficiency of one warp-level global access."""
+    addr = np.asarray(addresses, dtype=np.int64).reshape(1, -1)
+    act = np.ones_like(addr, dtype=bool) if mask is None else np.asarray(mask, bool).reshape(1, -1)
+    sectors = int(metrics.global_sectors(addr, elem_bytes, act)[0])
+    used = int(act.sum()) * elem_bytes
+    moved = sectors * metrics.SECTOR_BYTES
+    return {"sectors": sectors, "bytes_moved": moved, "bytes_used": used,
+            "efficiency": used / moved if moved else 0.0}
+
+
+def bank_summary(addresses, elem_bytes=4, mask=None):
+    """Wavefronts, ideal wavefronts and bank conflicts of one warp-level shared access."""
+    addr = np.asarray(addresses, dtype=np.int64).reshape(1, -1)
+    act = np.ones_like(addr, dtype=bool) if mask is None else np.asarray(mask, bool).reshape(1, -1)
+    wf, ideal = metrics.shared_wavefronts(addr, elem_bytes, act)
+    return {"wavefronts": int(wf[0]), "ideal": int(ideal[0]), "conflicts": int(wf[0] - ideal[0])}
+
+
+def plot_sectors(addresses, elem_bytes=4, mask=None, ax=None, title=None):
+    """One warp's global addresses drawn over the 32-byte sectors and 128-byte lines they fall in.
+
+    Each lane is a short bar at its bytes; touched sectors are shaded; the title gives the
+    sector count from :func:`gpulab.metrics.global_sectors`.
+    """
+    addr = np.asarray(addresses, dtype=np.int64)
+    act = np.ones(addr.shape, bool) if mask is None else np.asarray(mask, bool)
+    s = coalescing_summary(addr, elem_bytes, act)
+    a = addr[act]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 2.6))
+    lo = (a.min() // 128) * 128 if a.size else 0
+    hi = (-(-(a.max() + elem_bytes) // 128)) * 128 if a.size else 128
+    span = hi - lo
+    touched = set()
+    for x in a:
+        touched.update(range(int(x) // 32, int(x + elem_bytes - 1) // 32 + 1))
+    for sec in range(lo // 32, hi // 32):
+        ax.add_patch(Rectangle((sec * 32, 0), 32, WARP, facecolor="#f4a261" if sec in touched else "white",
+                               edgecolor="#999999", lw=0.5, alpha=0.55 if sec in touched else 1))
+    for line in range(lo, hi + 1, 128):
+        ax.axvline(line, color="black", lw=1.2)
+    lanes = np.arange(addr.size)[act]
+    ax.barh(lanes + 0.5, elem_bytes, left=a, height=0.8, color="#264653")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(0, WARP)
+    ax.set_ylabel("lane")
+    ax.set_xlabel("byte address (thin boxes: 32-byte sectors, thick lines: 128-byte lines)")
+    if span > 4096:
+        ax.set_xlabel("byte address (shaded: sectors touched; 128-byte line borders omitted at this zoom)")
+    ax.set_title(title or (f"{s['sectors']} sectors for {s['bytes_used']} useful bytes: "
+                           f"{s['bytes_moved']} bytes moved, efficiency {s['efficiency']:.0%}"))
+    return ax
+
+
+def plot_banks(addresses, elem_bytes=4, mask=None, ax=None, title=None):
+    """One warp's shared-memory words placed in their banks, one row per wavefront.
+
+    Column = bank (byte address / 4 mod 32). Lanes reading the same word share a box (a
+    broadcast); a bank holding n distinct words needs n rows: that is the conflict.
+    """
+    addr = np.asarray(addresses, dtype=np.int64)
+    act = np.ones(addr.shape, bool) if mask is None else np.asarray(mask, bool)
+    s = bank_summary(addr, elem_bytes, act)
+    words_per_lane = max(1, elem_bytes // metrics.BANK_BYTES)
+    word_lanes = {}
+    for lane in np.arange(addr.size)[act]:
+        for w in range(words_per_lane):
+            word_lanes.setdefault(int(addr[lane] // metrics.BANK_BYTES) + w, []).append(int(lane))
+    per_bank = {}
+    for word in sorted(word_lanes):
+        per_bank.setdefault(word % metrics.BANKS, []).append(word)
+    depth = max((len(v) for v in per_bank.values()), default=1)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 1.2 + 0.35 * depth))
+    for bank, words in per_bank.items():
+        for row, word in enumerate(words):
+            lanes = word_lanes[word]
+            color = "#2a9d8f" if row == 0 else "#e76f51"
+            ax.add_patch(Rectangle((bank, row), 0.95, 0.9, facecolor=color, edgecolor="black", lw=0.4))
+            label = str(lanes[0]) if len(lanes) == 1 else f"{lanes[0]}+{len(lanes) - 1}"
+            ax.text(bank + 0.47, row + 0.45, label, ha="center", va="center", fontsize=6, color="white")
+    ax.set_xlim(0, metrics.BANKS)
+    ax.set_ylim(max(depth, 1), 0)
+    ax.set_yticks(np.arange(depth) + 0.45)
+    ax.set_yticklabels(range(1, depth + 1))
+    ax.set_xticks(np.arange(0, metrics.BANKS, 4) + 0.5)
+    ax.set_xticklabels(range(0, metrics.BANKS, 4))
+    ax.set_xlabel("bank (box label: lane, '+n' = n more lanes reading the same word)")
+    ax.set_ylabel("distinct word")
+    ax.set_title(title or f"{s['wavefronts']} wavefront(s), ideal {s['ideal']}: "
+                          f"{s['conflicts']} bank conflict(s)")
+    return ax
+
+
+def plot_access(access, ax=None, title=None):
+    """Draw one traced memory instruction from ``rep.accesses`` (global -> sectors, shared -> banks)."""
+    addr, mask = _field(access, "addresses"), _field(access, "mask")
+    size = _field(access, "size", None) or _field(access, "itemsize", None) or 4
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != bool:
+            mask = ((int(mask) >> np.arange(WARP)) & 1).astype(bool) if mask.ndim == 0 else mask.astype(bool)
+    space = _field(access, "space")
+    draw = plot_banks if space == "shared" else plot_sectors
+    return draw(addr, elem_bytes=int(size), mask=mask, ax=ax, title=title)
+
+
+def _field(obj, name, default=None):
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def plot_bandwidth_vs_stride(strides, gbps, copy_gbps=None, ax=None, label=None):
+    """Effective bandwidth (useful bytes per second) against stride, from a benchmarks/ JSON."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot(strides, gbps, "o-", label=label or "strided read")
+    if copy_gbps:
+        ax.axhline(copy_gbps, color="gray", ls="--", label="contiguous copy")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("stride (elements)")
+    ax.set_ylabel("effective bandwidth (GB/s)")
+    ax.legend()
+    return ax
