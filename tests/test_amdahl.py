@@ -110,3 +110,16 @@ def test_marginal_gain_shrinks():
     assert np.all(np.diff(per_processor) < 0)   # each added processor buys less than the last
     # the last doubling (64 more processors) buys barely 2x more speed
     assert 1.9 < g[-1] < 2.1
+
+
+@given(st.floats(0.0, 0.999), st.floats(0.05, 1.0))
+def test_p_at_efficiency_is_the_boundary(f, e):
+    p = A.p_at_efficiency(f, e)
+    assert A.efficiency(f, p) >= e * (1 - 1e-9) or p == 1.0
+    if p > 1.0:
+        assert A.efficiency(f, p * 1.01) < e
+
+
+def test_p_at_efficiency_seed_numbers():
+    assert A.p_at_efficiency(0.95, 0.5) == pytest.approx(21.0)
+    assert A.p_at_efficiency(1.0, 0.5) == math.inf

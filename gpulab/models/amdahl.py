@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = [
     "speedup", "limit", "efficiency", "wasted", "p_for_speedup", "f_from_speedup",
-    "gustafson", "AmdahlFit", "fit_times", "fit_speedups", "marginal_gain",
+    "p_at_efficiency", "gustafson", "AmdahlFit", "fit_times", "fit_speedups", "marginal_gain",
 ]
 
 
@@ -76,6 +76,17 @@ def p_for_speedup(f, target):
         return float("inf")
     # 1/target = (1-f) + f/p  ->  p = f / (1/target - (1-f))
     return f / (1.0 / target - (1.0 - f))
+
+
+def p_at_efficiency(f, e):
+    """Largest real p whose efficiency S(p)/p is still >= e (inf when f == 1).
+    From 1/(p(1-f) + f) >= e:  p <= (1/e - f) / (1 - f)."""
+    f = float(_check_f(f))
+    if not 0 < e <= 1:
+        raise ValueError(f"efficiency must lie in (0, 1], got {e}")
+    if f == 1:
+        return float("inf")
+    return max(1.0, (1.0 / e - f) / (1.0 - f))
 
 
 def f_from_speedup(s, p):
