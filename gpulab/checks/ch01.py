@@ -1,0 +1,58 @@
+"""Self-checks for chapter 01 (also used by the homework's tests)."""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from gpulab.models import latency as lat
+
+
+@dataclass
+class CheckResult:
+    """Outcome of a self-check: passed or not, and a message that says why."""
+
+    passed: bool
+    message: str
+
+    def __bool__(self):
+        return self.passed
+
+    def __repr__(self):
+        return ("✅ " if self.passed else "❌ ") + self.message
+
+
+def _cases(seed: int = 1):
+    rng = random.Random(seed)
+    cases = [(4.8e12, 700e-9, 132, 128), (3.35e12, 600e-9, 132, 512), (0.9e12, 400e-9, 80, 128),
+             (4.8e12, 700e-9, 132, 32)]
+    for _ in range(20):
+        cases.append((rng.uniform(0.2, 8) * 1e12, rng.uniform(100, 1500) * 1e-9,
+                      rng.randint(8, 200), rng.choice([32, 64, 128, 256, 512])))
+    return cases
+
+
+def check_warps_needed(fn) -> CheckResult:
+    """Compare a reader's warps_needed(bandwidth, latency, n_sm, bytes_per_request) with the
+    model on fixed and random cases; say which case failed and how."""
+    for bw, L, n_sm, b in _cases():
+        want = lat.warps_needed(bw, L, n_sm, b)
+        try:
+            got = fn(bw, L, n_sm, b)
+        except Exception as e:  # the reader's code raised
+            return CheckResult(False, f"your function raised {type(e).__name__}: {e}")
+        if got is None:
+            return CheckResult(False, "your function returned None: not solved yet")
+        if isinstance(got, float) and not math.isclose(got, round(got)):
+            return CheckResult(False, f"warps come in whole numbers: got {got} for "
+                                      f"bandwidth={bw:.3g} B/s, latency={L:.3g} s, {n_sm} SMs, {b} B")
+        if got != want:
+            hint = ""
+            exact = lat.bytes_in_flight_per_sm(bw, L, n_sm) / b
+            if math.isclose(got, math.floor(exact)):
+                hint = " (round up: a fraction of a warp still has to be a whole warp)"
+            elif math.isclose(got, want * n_sm, rel_tol=0.02):
+                hint = " (did you forget to divide by the number of SMs?)"
+            return CheckResult(False, f"for bandwidth={bw:.3g} B/s, latency={L:.3g} s, {n_sm} SMs, "
+                                      f"{b} B per request: expected {want}, got {got}{hint}")
+    return CheckResult(True, f"correct on {len(_cases())} cases")

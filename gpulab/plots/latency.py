@@ -1,0 +1,67 @@
+"""Figures for chapter 01: constant-factor parallelism, latency hiding, bytes in flight."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from gpulab.models import latency as lat
+
+
+def constant_factors(workers=(1, 1000), n_max: float = 1e7, ax=None):
+    """Log-log time of O(n^2) on 1 and P workers vs O(n log n) on one: parallelism shifts
+    the curve down by log10(P) decades, it never changes the slope."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4))
+    n = np.logspace(1, np.log10(n_max), 200)
+    for p in workers:
+        ax.loglog(n, lat.parallel_time(n, p), label=f"$O(n^2)$ on {p:,} worker(s)")
+    ax.loglog(n, n * np.log2(n), "k--", label=r"$O(n \log n)$ on 1 worker")
+    ax.set_xlabel("problem size n")
+    ax.set_ylabel("time (operations / worker)")
+    ax.set_title("Parallelism buys a constant factor, not a better slope")
+    ax.legend()
+    ax.grid(True, which="major", alpha=0.3)
+    return ax.figure
+
+
+def latency_hiding(latencies=(100, 400, 800), compute_cycles: int = 20, max_warps: int = 64,
+                   ax=None, simulate: bool = True):
+    """Issue-slot utilization vs resident warps: closed form (lines) and the cycle-level
+    simulation (dots) for several memory latencies."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4))
+    w = np.arange(1, max_warps + 1)
+    for L in latencies:
+        u = [lat.utilization(k, compute_cycles, L) for k in w]
+        line, = ax.plot(w, u, label=f"L = {L} cycles")
+        if simulate:
+            ws = w[::4]
+            sim = [lat.simulate_issue(int(k), compute_cycles, L, 6 * (compute_cycles + L)) for k in ws]
+            ax.plot(ws, sim, "o", ms=3, color=line.get_color())
+    ax.set_xlabel("resident warps W")
+    ax.set_ylabel("fraction of cycles issuing")
+    ax.set_title(f"Latency hidden by warps (C = {compute_cycles} cycles of work per load)")
+    ax.set_ylim(0, 1.05)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    return ax.figure
+
+
+def bandwidth_vs_warps(spec=lat.H200, latency: float = 700e-9, sizes=(4, 8, 16),
+                       requests_per_warp: int = 1, ax=None):
+    """Little's law read backwards: DRAM bandwidth reachable with W warps per SM, one
+    `requests_per_warp` loads of 32 lanes × `sizes` bytes each, capped at the datasheet peak."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4))
+    w = np.arange(1, spec.max_warps_per_sm + 1)
+    for s in sizes:
+        bw = [lat.achievable_bandwidth(k, latency, spec.n_sm, 32 * s, spec.bandwidth,
+                                       requests_per_warp) for k in w]
+        ax.plot(w, np.array(bw) / 1e12, label=f"{s}-byte loads ({32 * s} B per warp request)")
+    ax.axhline(spec.bandwidth / 1e12, color="k", ls=":", label="datasheet peak")
+    ax.set_xlabel("resident warps per SM (one load in flight each)")
+    ax.set_ylabel("bandwidth (TB/s)")
+    ax.set_title(f"{spec.name}, assumed latency {latency * 1e9:.0f} ns")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax.figure

@@ -1,0 +1,89 @@
+"""The book builds with every chapter executed, and the build fails on what it must fail on."""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bookbuild import HTML, ROOT, build_book, run_build, toc_files
+
+
+@pytest.fixture(scope="session")
+def built():
+    return build_book()
+
+
+def test_book_builds_clean(built):
+    """`jupyter-book build . -W -n --keep-going` exits 0: no cell error, no Sphinx warning."""
+    tail = built.log[-6000:]
+    assert built.returncode == 0, f"book build failed (rc={built.returncode}):\n{tail}"
+    assert not re.search(r"^.*(WARNING|ERROR):", built.log, re.M), tail
+    print(f"book build took {built.seconds:.0f} s")
+
+
+def test_every_toc_entry_has_a_page(built):
+    missing = [f for f in toc_files() if not (HTML / (f + ".html")).exists()]
+    assert not missing, f"pages not built: {missing}"
+
+
+def test_images_referenced_by_pages_exist(built):
+    """Every <img src> of a built page points at a file that exists (figures are rendered)."""
+    bad = []
+    for page in HTML.rglob("*.html"):
+        for src in re.findall(r'<img[^>]+src="([^"]+)"', page.read_text(errors="replace")):
+            if src.startswith(("http", "data:")):
+                continue
+            if not (page.parent / src.split("#")[0]).resolve().exists():
+                bad.append((page.relative_to(HTML), src))
+    assert not bad, bad
+
+
+def test_chapter_pages_have_executed_outputs_and_colab_button(built):
+    for f in toc_files():
+        if not f.startswith("chapters/"):
+            continue
+        html = (HTML / (f + ".html")).read_text()
+        assert "cell_output" in html, f"{f}: no executed output in the page"
+        want = f"colab.research.google.com/github/gpulab/gpulab/blob/main/{f}.ipynb"
+        assert want in html, f"{f}: no Colab launch link"
+
+
+def test_chapter01_figures_rendered(built):
+    html = (HTML / "chapters" / "01_latency_throughput.html").read_text()
+    pngs = re.findall(r'<img[^>]+src="([^"]+\.png)"', html)
+    assert len(pngs) >= 3, pngs
+
+
+def _mini_book(tmp_path: Path, files: dict[str, str], root: str) -> Path:
+    book = tmp_path / "book"
+    book.mkdir()
+    shutil.copy(ROOT / "_config.yml", book / "_config.yml")
+    (book / "_toc.yml").write_text(f"format: jb-book\nroot: {root}\n")
+    for name, text in files.items():
+        (book / name).write_text(text)
+    return book
+
+
+def _nb(source: str) -> str:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), nbformat.v4.new_code_cell(source)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nbformat.writes(nb)
+
+
+def test_a_failing_cell_fails_the_build(tmp_path):
+    book = _mini_book(tmp_path, {"index.ipynb": _nb("1/0")}, "index")
+    proc = run_build(book)
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert "ZeroDivisionError" in proc.stdout + proc.stderr
+
+
+def test_a_sphinx_warning_fails_the_build(tmp_path):
+    book = _mini_book(tmp_path, {"index.md": "# t\n\nSee {doc}`no_such_page`.\n"}, "index")
+    proc = run_build(book)
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert "no_such_page" in proc.stdout + proc.stderr
