@@ -1,0 +1,206 @@
+"""Compare gpulab's occupancy calculator with the CUDA driver on the GPU at hand.
+
+For a family of numba kernels (different register counts, forced with ``max_registers``, and
+static shared arrays) and many block sizes and dynamic shared sizes, ask the driver
+(``cuOccupancyMaxActiveBlocksPerMultiprocessor``) how many blocks fit per SM and compare with
+``gpulab.models.occupancy.occupancy`` fed the kernel's actual register and shared-memory counts.
+Also records the device limits next to gpulab's table, and each kernel's registers and local
+(spill) bytes. Writes ``benchmarks/results/occupancy_vs_driver.json``; skips without a GPU.
+
+Run: ``python benchmarks/occupancy_vs_driver.py``
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+OUT = os.path.join(HERE, "results", "occupancy_vs_driver.json")
+
+BLOCKS = [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 416, 512, 640, 768, 896, 1024]
+DYNAMIC = [0, 100, 1024, 4096, 10_000, 16 * 1024, 24_000, 40 * 1024, 47 * 1024, 48 * 1024,
+           60 * 1024]
+OPTIN_DYNAMIC = [0, 50 * 1024, 64 * 1024, 100 * 1024, 150 * 1024, 200 * 1024, 226 * 1024,
+                 227 * 1024, 228 * 1024]
+# (accumulators, max_registers cap or None, static shared float32 count)
+VARIANTS = [(1, None, 0), (4, None, 0), (16, None, 0), (24, 32, 0), (32, 40, 0), (32, None, 0),
+            (48, 56, 0), (48, None, 0), (64, 72, 0), (64, None, 0), (96, 128, 0),
+            (96, None, 0), (160, 168, 0), (160, None, 0), (220, 255, 0), (8, None, 256),
+            (8, None, 3000), (32, 40, 6000), (64, None, 9000), (16, 24, 11_000)]
+
+
+def kernel_source(k: int, smem: int) -> str:
+    """A kernel keeping ``k`` float32 accumulators live across a loop (register pressure)."""
+    lines = ["def kern(out, x, n):", "    i = cuda.grid(1)", "    v = x[i % n]"]
+    lines += [f"    a{j} = v * {1.0 + j / 97:.6f}" for j in range(k)]
+    lines += ["    for it in range(n):"]
+    lines += [f"        a{j} = a{j} * v + a{(j + 1) % k}" for j in range(k)]
+    if smem:
+        lines += [f"    s = cuda.shared.array({smem}, float32)",
+                  f"    s[cuda.threadIdx.x % {smem}] = a0", "    cuda.syncthreads()",
+                  f"    a0 += s[(cuda.threadIdx.x + 1) % {smem}]"]
+    lines += ["    out[i % n] = " + " + ".join(f"a{j}" for j in range(k))]
+    return "\n".join(lines) + "\n"
+
+
+def build(k, cap, smem):
+    from numba import cuda, float32
+    ns = {"cuda": cuda, "float32": float32}
+    exec(compile(kernel_source(k, smem), f"<kern_k{k}_cap{cap}_s{smem}>", "exec"), ns)
+    opts = {"max_registers": cap} if cap else {}
+    disp = cuda.jit("void(float32[:], float32[:], int32)", **opts)(ns["kern"])
+    kern = next(iter(disp.overloads.values()))
+    return kern._codelibrary.get_cufunc()
+
+
+def driver_blocks(ctx, fn, block, dynamic):
+    try:
+        r = ctx.get_active_blocks_per_multiprocessor(fn, block, dynamic)
+    except Exception as e:                       # the driver refuses: count as 0, keep the text
+        return 0, f"{type(e).__name__}: {e}"
+    if isinstance(r, tuple):
+        r = r[-1]
+    return int(r), None
+
+
+def set_attr(fn, name, value):
+    from numba.cuda.cudadrv.driver import binding, driver
+    attr = getattr(binding.CUfunction_attribute, name)
+    driver.cuKernelSetAttribute(attr, int(value), fn.handle, fn.device.id)
+
+
+def main() -> int:
+    try:
+        from numba import cuda
+        ok = cuda.is_available()
+    except Exception as e:                       # pragma: no cover - no CUDA at all
+        ok, why = False, repr(e)
+    if not ok:
+        print("occupancy_vs_driver: no CUDA GPU available; skipped (nothing written)")
+        return 0
+    import numba
+    from numba.cuda.cudadrv.driver import driver
+    from gpulab.models.occupancy import ARCHS, occupancy
+
+    dev = cuda.get_current_device()
+    ctx = cuda.current_context()
+    cc = dev.compute_capability
+    arch = f"sm_{cc[0]}{cc[1]}"
+    if arch not in ARCHS:
+        print(f"occupancy_vs_driver: {arch} is not in gpulab's table; skipped")
+        return 0
+    a = ARCHS[arch]
+
+    def attr(name):
+        try:
+            return int(getattr(dev, name))
+        except Exception:
+            return None
+
+    device_limits = {
+        "MULTIPROCESSOR_COUNT": attr("MULTIPROCESSOR_COUNT"),
+        "MAX_THREADS_PER_MULTI_PROCESSOR": [attr("MAX_THREADS_PER_MULTI_PROCESSOR"),
+                                            a.max_threads_per_sm],
+        "MAX_BLOCKS_PER_MULTIPROCESSOR": [attr("MAX_BLOCKS_PER_MULTIPROCESSOR"),
+                                          a.max_blocks_per_sm],
+        "MAX_REGISTERS_PER_MULTIPROCESSOR": [attr("MAX_REGISTERS_PER_MULTIPROCESSOR"),
+                                             a.registers_per_sm],
+        "MAX_REGISTERS_PER_BLOCK": [attr("MAX_REGISTERS_PER_BLOCK"), a.registers_per_block],
+        "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": [attr("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"),
+                                                 a.shared_per_sm],
+        "MAX_SHARED_MEMORY_PER_BLOCK": [attr("MAX_SHARED_MEMORY_PER_BLOCK"),
+                                        a.shared_per_block_default],
+        "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": [attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
+                                              a.shared_per_block_optin],
+        "RESERVED_SHARED_MEMORY_PER_BLOCK": [attr("RESERVED_SHARED_MEMORY_PER_BLOCK"),
+                                             a.shared_reserved_per_block],
+    }
+
+    kernels, configs = [], []
+    t0 = time.time()
+    for vi, (k, cap, smem) in enumerate(VARIANTS):
+        fn = build(k, cap, smem)
+        regs, static, local = fn.attrs.regs, fn.attrs.shared, fn.attrs.local
+        kernels.append({"accumulators": k, "max_registers": cap, "static_shared_floats": smem,
+                        "registers": regs, "static_shared_bytes": static,
+                        "local_bytes_per_thread": local, "max_threads": fn.attrs.maxthreads})
+
+        def compare(kind, block, dyn, optin=None, carveout=None):
+            drv, err = driver_blocks(ctx, fn, block, dyn)
+            o = occupancy(block, regs, static + dyn, arch, max_dynamic_shared_bytes=optin,
+                          static_shared_bytes=static, carveout=carveout)
+            configs.append({"kind": kind, "kernel": vi, "registers": regs,
+                            "static_shared": static, "block": block, "dynamic_shared": dyn,
+                            "optin": optin, "carveout": carveout, "driver": drv,
+                            "driver_error": err, "gpulab": o.blocks_per_sm,
+                            "limiter": o.limiter, "match": drv == o.blocks_per_sm})
+
+        for block in BLOCKS:
+            if block > fn.attrs.maxthreads:
+                continue
+            for dyn in DYNAMIC:
+                compare("default", block, dyn)
+        if vi % 4 == 0:                                     # opt-in above 48 KB
+            optin = a.shared_per_block_optin - static
+            set_attr(fn, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", optin)
+            for block in (64, 256, 1024):
+                for dyn in OPTIN_DYNAMIC:
+                    compare("opt-in", block, dyn, optin=optin)
+            set_attr(fn, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
+                     a.shared_per_block_default - static)
+        if vi % 5 == 1:                                     # carveout preference
+            for carve in (0, 25, 50, 100):
+                set_attr(fn, "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", carve)
+                for block in (128, 512):
+                    for dyn in (1024, 10_000, 24_000, 40 * 1024):
+                        compare("carveout", block, dyn, carveout=carve)
+            set_attr(fn, "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", -1)
+
+    summary = {}
+    for kind in ("default", "opt-in", "carveout"):
+        rows = [c for c in configs if c["kind"] == kind]
+        summary[kind] = {"configurations": len(rows),
+                         "match": sum(c["match"] for c in rows),
+                         "distinct_register_counts": len({c["registers"] for c in rows})}
+    result = {
+        "script": "benchmarks/occupancy_vs_driver.py",
+        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "device": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
+        "arch": arch,
+        "driver_version": driver.get_version(),
+        "numba": numba.__version__,
+        "numba_cuda": _version("numba-cuda"),
+        "python": platform.python_version(),
+        "device_limits_vs_gpulab": device_limits,
+        "kernels": kernels,
+        "summary": summary,
+        "mismatches": [c for c in configs if not c["match"]][:200],
+        "configs": configs,
+        "seconds": round(time.time() - t0, 1),
+    }
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as f:
+        json.dump(result, f, indent=1, default=str)
+    print(json.dumps({k: result[k] for k in ("device", "arch", "summary",
+                                             "device_limits_vs_gpulab")}, indent=1))
+    print("kernels (registers, local bytes):",
+          [(kk["accumulators"], kk["max_registers"], kk["registers"],
+            kk["local_bytes_per_thread"]) for kk in kernels])
+    print("mismatches:", len(result["mismatches"]), "->", OUT)
+    return 0
+
+
+def _version(dist):
+    try:
+        from importlib.metadata import version
+        return version(dist)
+    except Exception:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
