@@ -1,0 +1,72 @@
+"""Self-checks for chapter 09 (tensor cores and number formats); the homework tests use them too."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpulab.models import formats as F
+from gpulab.models import mma
+
+
+@dataclass
+class CheckResult:
+    """Outcome of a self-check: passed or not, and a message that says why."""
+
+    passed: bool
+    message: str
+
+    def __bool__(self):
+        return self.passed
+
+    def __repr__(self):
+        return ("✅ " if self.passed else "❌ ") + self.message
+
+
+def check_c_owner(fn) -> CheckResult:
+    """Compare a reader's ``c_owner(row, col) -> (lane, i)`` for the m16n8k16 accumulator with
+    the PTX ISA layout on all 128 elements; report the first element that disagrees."""
+    lane_of, idx_of = mma.owner_map("C")
+    for r in range(16):
+        for c in range(8):
+            want = (int(lane_of[r, c]), int(idx_of[r, c]))
+            try:
+                got = fn(r, c)
+            except Exception as e:  # the reader's code raised
+                return CheckResult(False, f"c_owner({r}, {c}) raised {type(e).__name__}: {e}")
+            if got is None:
+                return CheckResult(False, "c_owner returned None: not solved yet")
+            try:
+                got = (int(got[0]), int(got[1]))
+            except (TypeError, IndexError, ValueError):
+                return CheckResult(False, f"c_owner({r}, {c}) should return (lane, i), got {got!r}")
+            if got != want:
+                hint = ""
+                if got[0] == want[0]:
+                    hint = " (right lane, wrong element index: rows 8-15 use c2/c3)"
+                elif got[1] == want[1]:
+                    hint = " (right element index, wrong lane: lane = 4*groupID + threadID_in_group)"
+                return CheckResult(False, f"element C[{r}, {c}]: expected lane {want[0]} c{want[1]}, "
+                                          f"got lane {got[0]} c{got[1]}{hint}")
+    return CheckResult(True, "all 128 accumulator elements are in the lane and register the PTX ISA says")
+
+
+def check_format_choice(choice, problem: F.BudgetProblem | None = None) -> CheckResult:
+    """Grade a choice {'x': fmt, 'w': fmt, 'acc': fmt} for the chapter's error-budget problem by
+    running it through the emulation: it must meet the budget and move no more bytes than the
+    cheapest combination that meets it."""
+    p = problem or F.default_problem()
+    if not isinstance(choice, dict) or not {"x", "w", "acc"} <= set(choice):
+        return CheckResult(False, "choice must be a dict with keys 'x', 'w' and 'acc', "
+                                  f"got {choice!r}")
+    for key, allowed in (("x", p.x_formats), ("w", p.w_formats), ("acc", p.accs)):
+        if choice[key] not in allowed:
+            return CheckResult(False, f"choice[{key!r}] = {choice[key]!r} is not one of {allowed}")
+    err = p.error(choice)
+    nbytes = p.bytes(choice)
+    if err > p.budget:
+        return CheckResult(False, f"relative error {err:.2%} is over the {p.budget:.0%} budget "
+                                  f"(X in {choice['x']}, W in {choice['w']}, accumulate in {choice['acc']})")
+    best = min(r["bytes"] for r in p.all_choices() if r["error"] <= p.budget)
+    if nbytes > best:
+        return CheckResult(False, f"error {err:.2%} meets the budget, but X and W take {nbytes} bytes; "
+                                  f"a combination with {best} bytes also meets it")
+    return CheckResult(True, f"error {err:.2%} <= {p.budget:.0%} with {nbytes} bytes, the fewest possible")
