@@ -1,0 +1,119 @@
+"""Figures for chapter 10: Amdahl curves, Gustafson, fits to measurements, scaling out."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from gpulab.models import amdahl as A
+from gpulab.models import comms as C
+
+__all__ = ["speedup_curves", "amdahl_vs_gustafson", "fit_plot", "allreduce_vs_size",
+           "scaling_plot", "draw_speedup"]
+
+
+def draw_speedup(ax, f: float, p_max: int = 1024, mark_p: float | None = None, label=None):
+    """One Amdahl curve on log2-p axes with its ceiling dashed; optionally a marked point."""
+    p = np.logspace(0, np.log2(p_max), 200, base=2)
+    (line,) = ax.plot(p, A.speedup(f, p), label=label or f"f = {f:g}")
+    if f < 1:
+        ax.axhline(A.limit(f), ls="--", lw=0.8, color=line.get_color())
+    if mark_p is not None:
+        s = A.speedup(f, mark_p)
+        ax.plot([mark_p], [s], "o", color=line.get_color())
+        ax.annotate(f"S({mark_p:g}) = {s:.1f}", (mark_p, s), textcoords="offset points",
+                    xytext=(6, -12), fontsize=9)
+    return line
+
+
+def speedup_curves(fs=(0.5, 0.75, 0.9, 0.95, 0.99), p_max: int = 1024, mark=(0.95, 100), ax=None):
+    """S(p) for several f, with the ideal S = p and each curve's ceiling 1/(1-f) dashed."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4.2))
+    p = np.logspace(0, np.log2(p_max), 200, base=2)
+    ax.plot(p, p, color="0.6", lw=0.8, label="ideal S = p")
+    for f in fs:
+        draw_speedup(ax, f, p_max, mark_p=mark[1] if mark and np.isclose(f, mark[0]) else None)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_ylim(1, p_max)
+    ax.set_xlabel("processors p")
+    ax.set_ylabel("speedup S(p)")
+    ax.set_title("Amdahl: each curve flattens at 1/(1-f) (dashed)")
+    ax.legend(fontsize=8, loc="upper left")
+    return ax
+
+
+def amdahl_vs_gustafson(serial: float = 0.05, p_max: int = 1024, ax=None):
+    """Fixed-size (Amdahl, f = 1 - serial) against scaled-size (Gustafson) speedup."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    p = np.logspace(0, np.log2(p_max), 200, base=2)
+    ax.plot(p, p, color="0.6", lw=0.8, label="ideal")
+    ax.plot(p, A.gustafson(serial, p), label=f"Gustafson, serial share {serial:g} of the scaled run")
+    ax.plot(p, A.speedup(1 - serial, p), label=f"Amdahl, serial share {serial:g} of the one-processor run")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("processors p")
+    ax.set_ylabel("speedup")
+    ax.legend(fontsize=8)
+    ax.set_title("Same 5%, different questions: fixed problem vs problem grown with p")
+    return ax
+
+
+def fit_plot(fit: A.AmdahlFit, ps, times, used=None, ax=None, unit: str = "ms"):
+    """Measured times against the fitted T(p) = serial + parallel/p; points used for the fit
+    filled, held-out points hollow."""
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[unit]
+    ps, times = np.asarray(ps, float), np.asarray(times, float)
+    used = np.ones(ps.size, bool) if used is None else np.asarray(used, bool)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 4))
+    grid = np.logspace(0, np.log2(max(ps.max(), 2) * 2), 200, base=2)
+    ax.plot(grid, np.asarray(fit.time(grid)) * scale, label=f"fit: f = {fit.f:.3f}")
+    ax.axhline(fit.serial_s * scale, ls="--", lw=0.8, color="0.4", label="serial floor")
+    ax.plot(ps[used], times[used] * scale, "o", color="C1", label="measured, used in the fit")
+    if (~used).any():
+        ax.plot(ps[~used], times[~used] * scale, "o", mfc="none", color="C3", label="measured, held out")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("p")
+    ax.set_ylabel(f"time ({unit})")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def allreduce_vs_size(p: int = 8, alpha: float = 10e-6, links=("PCIe 5.0 x16", "NVLink 4 (H100/H200 SXM)"),
+                      ax=None):
+    """All-reduce time against message size, ring and tree, for each named link."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    n = np.logspace(2, 10, 120)
+    for k, name in enumerate(links):
+        B = C.LINKS[name].per_direction
+        ax.plot(n, [C.ring_allreduce(p, x, alpha, B) for x in n], color=f"C{k}", label=f"ring, {name}")
+        ax.plot(n, [C.tree_allreduce(p, x, alpha, B) for x in n], color=f"C{k}", ls=":",
+                label=f"tree, {name}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("bytes all-reduced")
+    ax.set_ylabel("time (s)")
+    ax.set_title(f"alpha-beta model, p = {p}, alpha = {alpha * 1e6:g} us (assumed)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def scaling_plot(models: dict, ps=None, mode: str = "strong", ax=None):
+    """Speedup against p for several StepModels (e.g. the same job on PCIe and on NVLink)."""
+    ps = np.unique(np.logspace(0, 10, 60, base=2).astype(int)) if ps is None else np.asarray(ps)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(ps, ps, color="0.6", lw=0.8, label="ideal")
+    for label, m in models.items():
+        ax.plot(ps, C.scaling(m, ps, mode)["speedup"], label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("GPUs p")
+    ax.set_ylabel("speedup" if mode == "strong" else "scaled speedup")
+    ax.set_title(f"{mode} scaling with an all-reduce every step")
+    ax.legend(fontsize=8)
+    return ax
