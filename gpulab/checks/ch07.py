@@ -1,0 +1,65 @@
+"""Self-checks for chapter 07 (compute-shader patterns); also used by the homework's tests."""
+from __future__ import annotations
+
+import numpy as np
+
+from gpulab.checks.ch01 import CheckResult
+from gpulab.widgets.memory import halo_cost
+
+
+def check_halo_tile(answer, target=1.6) -> CheckResult:
+    """Widget task: with R = 4, the smallest TILE (one thread per output pixel, so at most
+    1024 threads) whose tiled blur loads at most ``target`` values per output pixel."""
+    if not isinstance(answer, dict) or "tile" not in answer:
+        return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
+    t, r = answer["tile"], answer["radius"]
+    if r != 4:
+        return CheckResult(False, f"set R to 4 (you have {r})")
+    c = halo_cost(t, r)
+    if c["threads_per_block"] > 1024:
+        return CheckResult(False, f"TILE {t} needs {c['threads_per_block']} threads per block: over the "
+                                  "1024 limit")
+    if c["tiled_loads_per_pixel"] > target:
+        return CheckResult(False, f"TILE {t}: {c['tiled_loads_per_pixel']:.3f} loads per pixel, above {target}")
+    smaller = [x for x in range(8, t, 8) if halo_cost(x, r)["tiled_loads_per_pixel"] <= target]
+    if smaller:
+        return CheckResult(False, f"TILE {t} works, but so does {smaller[0]}: find the smallest")
+    return CheckResult(True, f"TILE {t}: {c['tiled_loads_per_pixel']:.3f} loads per pixel with "
+                             f"{c['threads_per_block']} threads: the halo costs less as the tile grows, "
+                             "and the 1024-thread limit caps the tile")
+
+
+def reference_invert(img, contrast):
+    """numpy reference of seed 002's InvertCS on an RGBA float32 image."""
+    out = img.copy()
+    out[..., :3] = (1.0 - img[..., :3] - 0.5) * contrast + 0.5
+    return out
+
+
+def check_invert(kernel, dispatch, backend="sim") -> CheckResult:
+    """Exercise: an edge-guarded invert kernel(out, img, contrast) and dispatch(width, height)
+    returning the grid for 8 x 8 blocks. Passes if every pixel is right on image sizes that are
+    not multiples of 8 and the simulator finds no out-of-bounds access."""
+    import gpulab
+
+    rng = np.random.default_rng(7)
+    for h, w in ((37, 50), (8, 8), (1, 17), (20, 9)):
+        img = rng.random((h, w, 4), dtype=np.float32)
+        out = np.full_like(img, -1.0)
+        try:
+            grid = tuple(dispatch(w, h))
+        except Exception as e:  # noqa: BLE001
+            return CheckResult(False, f"dispatch({w}, {h}) raised {type(e).__name__}: {e}")
+        if len(grid) != 2 or grid[0] * 8 < w or grid[1] * 8 < h:
+            return CheckResult(False, f"dispatch({w}, {h}) = {grid}: 8 x 8 groups on that grid do not "
+                                      f"cover a {w} x {h} image (round up, and x is the width)")
+        try:
+            gpulab.launch(kernel, grid, (8, 8), out, img, np.float32(1.5), backend=backend)
+        except Exception as e:  # noqa: BLE001
+            return CheckResult(False, f"{w} x {h} image: {type(e).__name__}: {e}")
+        want = reference_invert(img, np.float32(1.5))
+        if not np.allclose(out, want, atol=1e-6):
+            y, x, ch = np.argwhere(~np.isclose(out, want, atol=1e-6))[0]
+            return CheckResult(False, f"{w} x {h} image: pixel (x={x}, y={y}) channel {ch} is "
+                                      f"{out[y, x, ch]:.3f}, expected {want[y, x, ch]:.3f}")
+    return CheckResult(True, "correct on 4 image sizes, no out-of-bounds access")
