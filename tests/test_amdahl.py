@@ -123,3 +123,66 @@ def test_p_at_efficiency_is_the_boundary(f, e):
 def test_p_at_efficiency_seed_numbers():
     assert A.p_at_efficiency(0.95, 0.5) == pytest.approx(21.0)
     assert A.p_at_efficiency(1.0, 0.5) == math.inf
+
+
+# ---- self-checks ------------------------------------------------------------------------
+from gpulab.checks import amdahl as K
+
+
+def test_check_speedup_accepts_right_and_explains_wrong():
+    assert K.check_speedup(lambda f, p: 1 / ((1 - f) + f / p))
+    r = K.check_speedup(lambda f, p: 1 / (f + (1 - f) / p))
+    assert not r and "parallel" in r.message
+    r = K.check_speedup(lambda f, p: f * p + 1 - f)
+    assert not r and "Gustafson" in r.message
+    assert not K.check_speedup(lambda f, p: None)
+    assert not K.check_speedup(lambda f, p: 1 / 0)
+
+
+def test_interview_checks():
+    assert K.check_interview_speedup(16.8, 20)
+    assert not K.check_interview_speedup(95, 20)
+    assert not K.check_interview_speedup(16.8, 100)
+    assert K.check_divergence(2.0, 0.5) and K.check_divergence(2, 50)
+    assert not K.check_divergence(32, 1 / 32)
+    assert not K.check_divergence(1.0, 1.0)
+    assert K.check_occupancy(False) and K.check_occupancy("no")
+    assert not K.check_occupancy(True) and not K.check_occupancy("maybe")
+
+
+def test_check_estimate_f():
+    def right(p1, t1, p2, t2):
+        fit = A.fit_times([p1, p2], [t1, t2])
+        return fit.f
+    assert K.check_estimate_f(right)
+    wrong = lambda p1, t1, p2, t2: A.f_from_speedup(t1 / t2, p2 / p1)
+    r = K.check_estimate_f(wrong)
+    assert not r and "p1 is not 1" in r.message
+
+
+def test_check_worth_buying():
+    assert K.check_worth_buying(16)
+    assert not K.check_worth_buying(32) and not K.check_worth_buying(8)
+    assert K.check_worth_buying(64, f=0.99, min_efficiency=0.6)
+    assert repr(K.check_worth_buying(16)).startswith("✅")
+
+
+# ---- widgets ----------------------------------------------------------------------------
+def test_widgets_write_their_answer():
+    from gpulab.widgets import amdahl as WA
+    ns = {}
+    a = WA.amdahl_explorer(ns)
+    assert ns["answer"] == 16.8 and a.img.value[:4] == b"\x89PNG"
+    a.f.value, a.p.value = 0.9, 10
+    assert ns["answer"] == round(A.speedup(0.9, 10), 1)
+    w = WA.worth_buying(ns, "pick")
+    assert ns["pick"] == 1 and w.best() == 16 and "&#10060;" in w.verdict.value
+    w.p.value = 16
+    assert ns["pick"] == 16 and "&#9989;" in w.verdict.value
+    assert K.check_worth_buying(ns["pick"])
+    s = WA.scaling_explorer(ns, "best")
+    m = s.model()
+    from gpulab.models import comms as C
+    assert ns["best"] == C.best_p(m, 1024)
+    s.alpha_us.value = 100.0          # costlier steps: the peak moves to fewer GPUs
+    assert ns["best"] < C.best_p(m, 1024)

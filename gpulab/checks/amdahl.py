@@ -1,0 +1,162 @@
+"""Self-checks for chapter 10 (Amdahl, Gustafson, the interview questions of seed 003).
+
+Every check returns a CheckResult that prints as a pass/fail line with the reason, and is
+truthy only on a pass (so the Otter tests can ``assert`` it).
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from gpulab.models import amdahl as A
+
+__all__ = ["CheckResult", "check_speedup", "check_interview_speedup", "check_divergence",
+           "check_occupancy", "check_estimate_f", "check_worth_buying"]
+
+
+@dataclass
+class CheckResult:
+    """Outcome of a self-check: passed or not, and a message that says why."""
+
+    passed: bool
+    message: str
+
+    def __bool__(self):
+        return self.passed
+
+    def __repr__(self):
+        return ("✅ " if self.passed else "❌ ") + self.message
+
+
+def _num(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def check_speedup(fn) -> CheckResult:
+    """Compare a reader's speedup(f, p) with Amdahl's law on fixed and random cases."""
+    rng = random.Random(10)
+    cases = [(0.95, 100), (0.5, 2), (0.0, 64), (1.0, 64), (0.99, 1)]
+    cases += [(rng.uniform(0, 1), rng.choice([2, 3, 8, 100, 1000])) for _ in range(20)]
+    for f, p in cases:
+        want = A.speedup(f, p)
+        try:
+            got = _num(fn(f, p))
+        except Exception as e:
+            return CheckResult(False, f"speedup({f:.3g}, {p}) raised {type(e).__name__}: {e}")
+        if got is None:
+            return CheckResult(False, "your function returned None (or not a number): not solved yet")
+        if not math.isclose(got, want, rel_tol=1e-9):
+            hint = ""
+            if 0 < f < 1 and math.isclose(got, 1 / (f + (1 - f) / p), rel_tol=1e-9):
+                hint = " f is the *parallel* fraction: the serial part 1-f is the one not divided by p"
+            elif math.isclose(got, f * p + (1 - f), rel_tol=1e-9):
+                hint = " that is Gustafson's scaled speedup; Amdahl fixes the problem size"
+            return CheckResult(False, f"speedup({f:.3g}, {p}) should be {want:.4g}, got {got:.4g}.{hint}")
+    return CheckResult(True, f"correct on {len(cases)} cases, including f=0.95, p=100 -> "
+                             f"{A.speedup(0.95, 100):.1f}x")
+
+
+def check_interview_speedup(speedup, ceiling) -> CheckResult:
+    """Interview question 1: 95% parallel code on 100 processors. Expect ~16.8x and a 20x ceiling."""
+    s, c = _num(speedup), _num(ceiling)
+    if s is None or c is None:
+        return CheckResult(False, "give two numbers: the speedup on 100 processors and the ceiling")
+    want_s, want_c = A.speedup(0.95, 100), A.limit(0.95)
+    if abs(s - want_s) > 0.05:
+        hint = " (95x would be the 'lines of code' reading: f is a share of time, and the 5% never shrinks)" \
+            if s > 50 else ""
+        return CheckResult(False, f"speedup: expected about {want_s:.1f}, got {s:g}{hint}")
+    if abs(c - want_c) > 0.05:
+        return CheckResult(False, f"ceiling: expected {want_c:g} = 1/(1-0.95), got {c:g}")
+    return CheckResult(True, f"S(100) = 1/(0.05 + 0.95/100) = {want_s:.1f}x and at most 1/0.05 = 20x: "
+                             f"about {A.wasted(0.95, 100):.0f} of the 100 processors' worth is spent waiting "
+                             "on the serial 5%.")
+
+
+def check_divergence(time_ratio, efficiency) -> CheckResult:
+    """Interview question 2: a warp branches on odd/even thread index, both sides equally long.
+    Expect the warp to take about twice as long, at 50% warp execution efficiency."""
+    r, e = _num(time_ratio), _num(efficiency)
+    if r is None or e is None:
+        return CheckResult(False, "give two numbers: the time ratio and the warp execution efficiency")
+    if e > 1:
+        e = e / 100 if e <= 100 else e  # accept a percentage
+    why = ("16 lanes take the 'if' side, 16 the 'else' side; the warp issues one instruction stream, "
+           "so it runs both sides one after the other with half the lanes masked off each time: "
+           "T_warp = T_if + T_else = 2T, and each instruction does 16 of 32 lanes' work.")
+    if not 1.9 <= r <= 2.1:
+        hint = " (32 would be the worst case: every lane on its own path)" if r > 10 else ""
+        return CheckResult(False, f"time ratio: expected about 2, got {r:g}{hint}. {why}")
+    if not math.isclose(e, 0.5, abs_tol=0.01):
+        return CheckResult(False, f"efficiency: expected 0.5 (50%), got {e:g}. {why}")
+    return CheckResult(True, "about 2x the time at 50% efficiency. " + why +
+                       " Branching on warp index (i // 32) instead would keep each warp uniform.")
+
+
+def check_occupancy(answer) -> CheckResult:
+    """Interview question 3: is 100% occupancy automatically the fastest? Expect no."""
+    if isinstance(answer, str):
+        a = answer.strip().lower()
+        val = {"no": False, "false": False, "yes": True, "true": True}.get(a)
+    elif isinstance(answer, bool):
+        val = answer
+    else:
+        val = None
+    why = ("Occupancy is a means of hiding latency, not a goal: once enough warps (or enough "
+           "independent loads per warp, i.e. instruction-level parallelism) cover the latency, more "
+           "warps add nothing, and forcing occupancy up by cutting registers can cause spills to "
+           "local memory (really DRAM) and make the kernel slower. Read occupancy as a symptom.")
+    if val is None:
+        return CheckResult(False, "answer True/False (or 'yes'/'no')")
+    if val:
+        return CheckResult(False, "not automatically. " + why)
+    return CheckResult(True, "right, no. " + why)
+
+
+def check_estimate_f(fn) -> CheckResult:
+    """Compare a reader's estimate_f(p1, t1, p2, t2) (f from two measured times, no p=1 run)
+    with the exact solution of t = serial + parallel/p."""
+    rng = random.Random(3)
+    cases = [(2, 0.3 + 2.7 / 2, 8, 0.3 + 2.7 / 8)]
+    for _ in range(20):
+        s, q = rng.uniform(0.01, 1), rng.uniform(0.1, 10)
+        p1, p2 = rng.sample([2, 3, 4, 8, 16, 32, 100], 2)
+        cases.append((p1, s + q / p1, p2, s + q / p2))
+    for p1, t1, p2, t2 in cases:
+        want = A.fit_times([p1, p2], [t1, t2]).f
+        try:
+            got = _num(fn(p1, t1, p2, t2))
+        except Exception as e:
+            return CheckResult(False, f"estimate_f raised {type(e).__name__}: {e}")
+        if got is None:
+            return CheckResult(False, "your function returned None (or not a number): not solved yet")
+        if not math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-9):
+            hint = ""
+            if math.isclose(got, A.f_from_speedup(t1 / t2, p2 / p1), rel_tol=1e-6):
+                hint = (" you treated t1/t2 as a speedup over one processor, but p1 is not 1: "
+                        "solve t = serial + parallel/p for both unknowns")
+            return CheckResult(False, f"for (p, t) = ({p1}, {t1:.4g}), ({p2}, {t2:.4g}) expected "
+                                      f"f = {want:.4f}, got {got:.4f}.{hint}")
+    return CheckResult(True, f"correct on {len(cases)} cases")
+
+
+def check_worth_buying(p, f: float = 0.95, min_efficiency: float = 0.5) -> CheckResult:
+    """The largest power-of-two p whose efficiency S(p)/p is still >= min_efficiency."""
+    ok = [2 ** k for k in range(20) if A.efficiency(f, 2 ** k) >= min_efficiency - 1e-12]
+    want = max(ok)
+    got = _num(p)
+    if got is None:
+        return CheckResult(False, "give a number of processors")
+    eff = A.efficiency(f, got) if got >= 1 else float("nan")
+    if got == want:
+        return CheckResult(True, f"p = {want}: efficiency {100 * eff:.0f}%; doubling to {2 * want} would drop it "
+                                 f"to {100 * A.efficiency(f, 2 * want):.0f}%. The exact boundary is "
+                                 f"p = (1/e - f)/(1 - f) = {A.p_at_efficiency(f, min_efficiency):.1f}.")
+    if got > want:
+        return CheckResult(False, f"p = {got:g} runs at {100 * eff:.0f}% efficiency, below "
+                                  f"{100 * min_efficiency:.0f}%")
+    return CheckResult(False, f"p = {got:g} meets the bar, but a larger power of two still does too")
