@@ -1,0 +1,249 @@
+"""Reduction benchmarks for chapter 08; writes benchmarks/results/reduction.json.
+
+Measured in one run, with CUDA events after a warm-up (median of several runs), on float32:
+  * per-block sums, shared-memory tree (seed 000's 'SM 6.0' kernel, 9 barriers per 256-thread
+    block) against warp shuffles (1 barrier), across input sizes;
+  * a full-device sum (grid-stride loop, 4 loads in flight per thread, shuffle block reduce,
+    one atomic per block; 4- and 8-byte loads; a sweep of grid sizes) against cupy.sum and
+    torch.sum of the same device buffer (zero-copy), as effective bandwidth = bytes read / time.
+    The goal set in the chapter: at least 90% of the library's bandwidth.
+Every result is checked against a float64 sum on the host before it is reported.
+Without a GPU it prints SKIP and exits 0 without touching the results file.
+
+Run:  python benchmarks/reduction.py            (about a minute on an H200)
+      python benchmarks/reduction.py --quick    (smaller sizes, for a smoke test)
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from numba import cuda  # noqa: E402
+
+OUT = os.path.join(HERE, "results", "reduction.json")
+
+
+def gpu_present():
+    try:
+        return cuda.is_available() and len(cuda.gpus) > 0
+    except Exception:  # noqa: BLE001 - no driver at all
+        return False
+
+
+def time_kernel(fn, reps=20, warmup=3):
+    """Median milliseconds of fn() bracketed by CUDA events (numba's)."""
+    for _ in range(warmup):
+        fn()
+    cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = cuda.event(), cuda.event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cuda.event_elapsed_time(start, stop))
+    return float(np.median(times))
+
+
+def environment():
+    """GPU, driver and library versions, and when: stored with the numbers."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    info = {"gpu": name, "compute_capability": list(dev.compute_capability),
+            "sm_count": dev.MULTIPROCESSOR_COUNT, "python": platform.python_version(),
+            "numpy": np.__version__, "host": platform.node(),
+            "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    for pkg in ("numba", "numba-cuda", "cupy-cuda12x", "cupy-cuda13x", "cupy", "torch"):
+        try:
+            info[pkg] = version(pkg)
+        except PackageNotFoundError:
+            pass
+    try:
+        info["cuda_driver_api"] = ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
+    except Exception:  # noqa: BLE001
+        info["cuda_driver_api"] = None
+    try:
+        import subprocess
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.max.sm,clocks.max.mem,"
+                              "memory.total", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20)
+        info["nvidia_smi"] = out.stdout.strip()
+    except Exception:  # noqa: BLE001
+        info["nvidia_smi"] = None
+    return info
+
+
+def rel_err(got, want):
+    return abs(float(got) - want) / max(abs(want), 1e-30)
+
+
+def bench_block_sums(res, sizes, block=256):
+    """Per-block partial sums: tree (seed's baseline) vs shuffle, same grid, same output."""
+    from gpulab.kernels import warp
+
+    rows = []
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        h = rng.random(n, dtype=np.float32)
+        want = float(h.astype(np.float64).sum())
+        x = cuda.to_device(h)
+        grid = math.ceil(n / block)
+        row = {"n": n, "bytes": 4 * n, "block": block, "grid": grid}
+        for name, kern in (("tree", warp.block_sum_tree), ("shuffle", warp.block_sum_shfl)):
+            out = cuda.device_array(grid, np.float32)
+            ms = time_kernel(lambda: kern[grid, block](x, out))
+            got = out.copy_to_host().astype(np.float64).sum()
+            row[name] = {"ms": ms, "GBps": 4 * n / ms / 1e6, "rel_err": rel_err(got, want)}
+            del out
+        row["shuffle_over_tree"] = row["tree"]["ms"] / row["shuffle"]["ms"]
+        rows.append(row)
+        print(f"  n=2^{int(math.log2(n)):2d}: tree {row['tree']['GBps']:8.1f} GB/s, "
+              f"shuffle {row['shuffle']['GBps']:8.1f} GB/s, speed-up {row['shuffle_over_tree']:.2f}x")
+        del x
+    res["block_sums"] = rows
+
+
+def _library_sums(x, n):
+    """cupy.sum and torch.sum of the same device buffer, timed with their own events."""
+    libs = {}
+    try:
+        import cupy as cp
+        xc = cp.asarray(x)  # zero-copy through __cuda_array_interface__
+        want = None
+
+        def run():
+            return xc.sum()
+        for _ in range(3):
+            run()
+        cp.cuda.Device().synchronize()
+        ts = []
+        for _ in range(20):
+            s, e = cp.cuda.Event(), cp.cuda.Event()
+            s.record()
+            r = run()
+            e.record()
+            e.synchronize()
+            ts.append(cp.cuda.get_elapsed_time(s, e))
+        ms = float(np.median(ts))
+        libs["cupy"] = {"version": cp.__version__, "ms": ms, "GBps": 4 * n / ms / 1e6,
+                        "value": float(r)}
+        del xc, want
+    except Exception as e:  # noqa: BLE001
+        libs["cupy"] = {"error": repr(e)}
+    try:
+        import torch
+        xt = torch.as_tensor(x, device="cuda")
+        for _ in range(3):
+            torch.sum(xt)
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(20):
+            s = torch.cuda.Event(enable_timing=True)
+            e = torch.cuda.Event(enable_timing=True)
+            s.record()
+            r = torch.sum(xt)
+            e.record()
+            e.synchronize()
+            ts.append(s.elapsed_time(e))
+        ms = float(np.median(ts))
+        libs["torch"] = {"version": torch.__version__, "ms": ms, "GBps": 4 * n / ms / 1e6,
+                         "value": float(r)}
+        del xt
+    except Exception as e:  # noqa: BLE001
+        libs["torch"] = {"error": repr(e)}
+    return libs
+
+
+def bench_device_sum(res, n):
+    """Whole-array sum: our kernels (several launch shapes) against cupy and torch."""
+    from gpulab.kernels import warp
+
+    dev = cuda.get_current_device()
+    sms = dev.MULTIPROCESSOR_COUNT
+    rng = np.random.default_rng(1)
+    h = rng.random(n, dtype=np.float32)
+    want = float(h.astype(np.float64).sum())
+    x = cuda.to_device(h)
+    del h
+    out = cuda.device_array(1, np.float32)
+    zero = np.zeros(1, np.float32)
+    runs = []
+
+    def one(label, kern, arr, grid, block):
+        out.copy_to_device(zero)
+        kern[grid, block](arr, out)
+        got = float(out.copy_to_host()[0])
+        ms = time_kernel(lambda: kern[grid, block](arr, out))  # out keeps accumulating: timing only
+        row = {"kernel": label, "grid": grid, "block": block, "blocks_per_sm": grid / sms,
+               "ms": ms, "GBps": 4 * n / ms / 1e6, "rel_err": rel_err(got, want)}
+        runs.append(row)
+        return row
+
+    # the naive one: one element per thread, shuffle block reduce, partials summed by atomics
+    one("one element per thread (block_sum_shfl + atomics)", warp.device_sum, x,
+        math.ceil(n / 256), 256)
+    xc = x.view(np.complex64)  # the same bytes as pairs: 8-byte loads
+    for block in (256, 512, 1024):
+        for per_sm in (1, 2, 4, 8, 16, 32):
+            grid = sms * per_sm
+            if grid * block > n:
+                continue
+            one("grid-stride, 4 x float32 loads in flight", warp.device_sum, x, grid, block)
+            one("grid-stride, 4 x 8-byte loads in flight", warp.device_sum_pairs, xc, grid, block)
+    ok = [r for r in runs if r["rel_err"] < 1e-4]
+    best = max(ok, key=lambda r: r["GBps"]) if ok else None
+    libs = _library_sums(x, n)
+    for lib in libs.values():
+        if "value" in lib:
+            lib["rel_err"] = rel_err(lib["value"], want)
+    res["device_sum"] = {"n": n, "bytes": 4 * n, "reference_float64": want, "runs": runs,
+                         "best": best, "libraries": libs}
+    for name, lib in libs.items():
+        if best and "GBps" in lib:
+            res["device_sum"][f"best_over_{name}"] = best["GBps"] / lib["GBps"]
+    if best:
+        print(f"  best: {best['kernel']} grid={best['grid']} block={best['block']}: "
+              f"{best['GBps']:.0f} GB/s")
+    for name, lib in libs.items():
+        print(f"  {name}: {lib.get('GBps', lib.get('error'))}")
+    del x, xc, out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
+    ap.add_argument("--out", default=OUT)
+    args = ap.parse_args()
+    if not gpu_present():
+        print("SKIP: no CUDA GPU visible to numba; results file left untouched")
+        return 0
+    top = 24 if args.quick else 28
+    res = {"script": "benchmarks/reduction.py", "environment": environment(),
+           "method": "CUDA events around each launch, 3 warm-ups, median of 20; float32 input "
+                     "uniform in [0,1); GB/s = 4 bytes x n / time; results checked against a "
+                     "float64 host sum (rel_err)"}
+    print(res["environment"])
+    print("per-block sums, tree vs shuffle:")
+    bench_block_sums(res, [2 ** k for k in range(16, top + 1, 2)])
+    print(f"full-device sum of 2^{top} float32:")
+    bench_device_sum(res, 2 ** top)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(res, f, indent=1)
+    print("wrote", args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""Self-checks for chapter 08 (warp primitives), shared with the homework's tests.
+
+Kernels are graded by running them on gpulab's simulator on random inputs, sizes that are and
+are not multiples of 32 included, and by the number of barriers and shared-memory accesses the
+simulator counted: a warp-level reduction or scan needs neither.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+WARP = 32
+SHARED_LD = "smsp__sass_inst_executed_op_shared_ld.sum"
+SHARED_ST = "smsp__sass_inst_executed_op_shared_st.sum"
+
+
+@dataclass
+class CheckResult:
+    """Outcome of a self-check: passed or not, and a message that says why."""
+
+    passed: bool
+    message: str
+
+    def __bool__(self):
+        return self.passed
+
+    def __repr__(self):
+        return ("✅ " if self.passed else "❌ ") + self.message
+
+
+def _cases(seed: int):
+    """(n, block) pairs: full warps, partial warps, one element, several blocks, one random size."""
+    rng = np.random.default_rng(seed)
+    cases = [(32, 32), (1, 32), (31, 32), (33, 64), (100, 64), (257, 128)]
+    cases.append((int(rng.integers(300, 700)), int(rng.choice([96, 128, 256]))))
+    return cases
+
+
+def barriers_per_block(rep) -> int:
+    """The most syncthreads any block executed, from ``rep.barriers`` (an int or one per block)."""
+    b = rep.barriers
+    if isinstance(b, dict):
+        b = list(b.values())
+    arr = np.atleast_1d(np.asarray(b))
+    return int(arr.max()) if arr.size else 0
+
+
+def shared_accesses(rep) -> int:
+    """Warp-level shared-memory load and store instructions the simulator counted."""
+    m = rep.metrics
+    return int(m.get(SHARED_LD, 0) + m.get(SHARED_ST, 0))
+
+
+def _launch(kernel, n, block, x, out, backend):
+    import gpulab
+
+    grid = max(1, math.ceil(n / block))
+    return gpulab.launch(kernel, grid, block, x, out, backend=backend)
+
+
+def _run_cases(kernel, reference, what, backend, seed, out_len):
+    """Run ``kernel(x, out)`` on every case; compare with ``reference(x)``; return (result, reps)."""
+    from gpulab.errors import KernelError
+
+    rng = np.random.default_rng(seed)
+    reps = []
+    for n, block in _cases(seed):
+        x = rng.integers(-9, 10, n).astype(np.float32)       # small integers: sums are exact
+        out = np.full(out_len(n), np.nan, dtype=np.float32)
+        try:
+            rep = _launch(kernel, n, block, x, out, backend)
+        except KernelError as e:
+            return CheckResult(False, f"n={n}, block={block}: the simulator stopped your kernel.\n{e}"), reps
+        except Exception as e:  # an ordinary error from the reader's code or the launch
+            return CheckResult(False, f"n={n}, block={block}: {type(e).__name__}: {e}"), reps
+        want = reference(x)
+        bad = np.flatnonzero(~np.isclose(out, want))
+        if bad.size:
+            k = int(bad[0])
+            got = out[k]
+            hint = ""
+            if np.isnan(got):
+                hint = " (never written: is the lane that should write it inactive or skipped?)"
+            return CheckResult(False, f"n={n}, block={block}: {what} wrong at out[{k}]: "
+                                      f"expected {want[k]:g}, got {got:g}{hint} "
+                                      f"({bad.size} of {out.size} outputs wrong)"), reps
+        b = barriers_per_block(rep)
+        if b:
+            return CheckResult(False, f"n={n}, block={block}: correct values, but {b} syncthreads per "
+                                      f"block; the lanes of a warp exchange values by shuffle, "
+                                      f"no barrier needed"), reps
+        s = shared_accesses(rep)
+        if s:
+            return CheckResult(False, f"n={n}, block={block}: correct values, but {s} shared-memory "
+                                      f"instructions; use shuffles instead of shared memory"), reps
+        reps.append(rep)
+    sizes = ", ".join(str(n) for n, _ in _cases(seed))
+    return CheckResult(True, f"correct for n = {sizes}, with 0 barriers and no shared memory"), reps
+
+
+def warp_sums_reference(x: np.ndarray) -> np.ndarray:
+    """Sum of every 32-element segment of x (the last one may be shorter)."""
+    n = x.shape[0]
+    pad = np.zeros(math.ceil(n / WARP) * WARP, dtype=np.float64)
+    pad[:n] = x
+    return pad.reshape(-1, WARP).sum(axis=1)
+
+
+def warp_scan_reference(x: np.ndarray, inclusive: bool = True) -> np.ndarray:
+    """Prefix sums restarting at every 32-element segment."""
+    n = x.shape[0]
+    pad = np.zeros(math.ceil(n / WARP) * WARP, dtype=np.float64)
+    pad[:n] = x
+    seg = pad.reshape(-1, WARP)
+    inc = np.cumsum(seg, axis=1)
+    res = inc if inclusive else inc - seg
+    return res.reshape(-1)[:n]
+
+
+def check_warp_reduce(kernel, backend: str = "sim", seed: int = 8) -> CheckResult:
+    """Grade a kernel ``(x, out)`` that writes each warp's 32-element sum to ``out[warp]``."""
+    res, _ = _run_cases(kernel, warp_sums_reference, "warp sum", backend, seed,
+                        lambda n: math.ceil(n / WARP))
+    return res
+
+
+def check_warp_scan(kernel, backend: str = "sim", seed: int = 9) -> CheckResult:
+    """Grade a kernel ``(x, out)`` that writes inclusive prefix sums within each warp to ``out``."""
+    res, _ = _run_cases(kernel, warp_scan_reference, "inclusive warp scan", backend, seed,
+                        lambda n: n)
+    if not res.passed and "wrong at" in res.message:
+        res.message += " (inclusive: out[i] includes x[i] itself)"
+    return res
+
+
+# ---- the widget exercise: a shuffle loop that leaves the warp total in every lane ----------
+
+def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
+    """Grade ``answer = {"kind": ..., "offsets": [...]}``: after ``v += shfl_<kind>(v, d)`` for each
+    d, must every lane hold the warp total? Checked by the CUDA rules and by running it."""
+    from gpulab.plots.shuffle import KINDS, lanes_with_total, steps_from_rule
+
+    if not isinstance(answer, dict) or "kind" not in answer or "offsets" not in answer:
+        return CheckResult(False, "answer should be a dict with 'kind' and 'offsets' "
+                                  "(the widget writes it; did you run its cell?)")
+    kind, offsets = answer["kind"], [int(d) for d in answer["offsets"]]
+    if kind not in KINDS:
+        return CheckResult(False, f"kind must be one of {KINDS}, not {kind!r}")
+    if not offsets or any(d < 0 or d > 31 for d in offsets):
+        return CheckResult(False, f"offsets must be 1 to 8 numbers between 0 and 31, got {offsets}")
+    good = lanes_with_total(steps_from_rule(kind, offsets))
+    if len(good) != WARP:
+        which = f"only lanes {good}" if good else "no lane"
+        return CheckResult(False, f"with shfl_{kind} and offsets {offsets}, {which} end with the "
+                                  f"warp total (each input counted exactly once)")
+    out = run_shuffle_loop(kind, offsets, backend=backend)
+    if not np.all(out == out[0]):
+        return CheckResult(False, f"the CUDA rules say every lane has the total, but the run gave {out}")
+    return CheckResult(True, f"shfl_{kind} with offsets {offsets}: all 32 lanes hold the total "
+                             f"({len(offsets)} shuffles, checked by running it on the simulator)")
+
+
+def run_shuffle_loop(kind, offsets, x=None, backend: str = "sim", trace: bool = False):
+    """Run gpulab.kernels.warp.shuffle_loop on one warp; return out (and the report if trace)."""
+    import gpulab
+    from gpulab.kernels.warp import SHUFFLE_KIND_CODES, shuffle_loop
+
+    if x is None:
+        x = (np.arange(WARP) + 1).astype(np.float32)
+    out = np.zeros(WARP, dtype=np.float32)
+    offs = np.asarray(offsets, dtype=np.int32)
+    rep = gpulab.launch(shuffle_loop, 1, WARP, x, offs, SHUFFLE_KIND_CODES[kind], out,
+                        backend=backend)
+    return (out, rep) if trace else out
