@@ -52,6 +52,8 @@ def environment():
     info = {"gpu": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
             "compute_capability": list(dev.compute_capability),
             "sm_count": dev.MULTIPROCESSOR_COUNT,
+            "l2_bytes": getattr(dev, "L2_CACHE_SIZE", None),
+            "max_sm_clock_kHz": getattr(dev, "CLOCK_RATE", None),
             "python": platform.python_version(), "numpy": np.__version__,
             "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "host": platform.node()}
@@ -91,6 +93,7 @@ def bench_copies(res, nbytes):
 
     run("float32, one per thread", memory.copy, out, a, (n + tb - 1) // tb, tb)
     run("float32, grid-stride", memory.copy_grid_stride, out, a, dev.MULTIPROCESSOR_COUNT * 16, tb)
+    run("float32, streaming hints (ld.cs/st.cs)", memory.copy_streaming, out, a, (n + tb - 1) // tb, tb)
     for dt, label in ((np.float64, "8-byte elements"), (np.complex128, "16-byte elements")):
         ov, av = out.view(dt), a.view(dt)
         m = av.shape[0]

@@ -86,3 +86,14 @@ def poly_global(out, x, coeffs):
     if i < out.shape[0]:
         v = x[i]
         out[i] = ((coeffs[3] * v + coeffs[2]) * v + coeffs[1]) * v + coeffs[0]
+
+
+@cuda.jit
+def copy_streaming(out, a):
+    """copy with streaming cache hints (PTX ld.global.cs / st.global.cs: evict-first, still via L2).
+
+    GPU only: the hints are inline PTX that the CPU simulators do not model.
+    """
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        cuda.stcs(out, i, cuda.ldcs(a, i))
