@@ -1,0 +1,33 @@
+"""gpulab: GPU architecture you can run.
+
+``gpulab.launch(kernel, grid, block, *args)`` runs a ``numba.cuda`` kernel on a GPU when there
+is one and otherwise on gpulab's SIMT simulator, and returns a report whose counters carry
+Nsight Compute's metric names. ``import gpulab`` prints one line saying which it will be.
+"""
+import os as _os
+
+from . import errors, metrics  # noqa: F401
+from .errors import KernelError  # noqa: F401
+from .launch import gpu_available, launch  # noqa: F401
+from .report import Report  # noqa: F401
+
+__version__ = "0.1.0"
+
+BACKEND = "gpu" if gpu_available() else "sim"
+
+
+def describe():
+    """One line: what ``backend="auto"`` runs on here."""
+    if BACKEND == "gpu":
+        try:
+            from numba import cuda
+            name = cuda.get_current_device().name
+            name = name.decode() if isinstance(name, bytes) else name
+        except Exception:
+            name = "NVIDIA GPU"
+        return f"gpulab {__version__}: GPU: {name} (numba.cuda)"
+    return f"gpulab {__version__}: CPU: gpulab simulator (no GPU found)"
+
+
+if _os.environ.get("GPULAB_QUIET") != "1":
+    print(describe())

@@ -1,0 +1,41 @@
+"""numba.cuda on a real GPU: copy in, launch, time with CUDA events, copy back in place."""
+import numpy as np
+
+from .. import errors
+from ..report import Report
+
+
+def _require_gpu():
+    from ..launch import gpu_available
+    if not gpu_available():
+        raise errors.BackendUnavailable(
+            "backend='gpu' needs an NVIDIA GPU that numba.cuda can use, and none was found "
+            "(numba.cuda.is_available() is False, or NUMBA_ENABLE_CUDASIM=1 is set). "
+            "Use backend='sim' (gpulab's simulator) or backend='auto'. "
+            "Run `gpulab doctor` to see why no GPU was found.")
+
+
+def launch(kernel, grid, block, args, shared_bytes):
+    _require_gpu()
+    from numba import cuda
+    if not hasattr(kernel, "py_func") or not hasattr(kernel, "__getitem__"):
+        raise errors.LaunchConfigError(
+            f"{kernel!r} is not a numba.cuda kernel (decorate it with @cuda.jit).")
+    dargs, back = [], []
+    for a in args:
+        if isinstance(a, np.ndarray) and a.ndim > 0:
+            d = cuda.to_device(np.ascontiguousarray(a))
+            dargs.append(d)
+            back.append((a, d))
+        else:
+            dargs.append(a)
+    start, end = cuda.event(), cuda.event()
+    start.record()
+    kernel[grid, block, 0, shared_bytes](*dargs)
+    end.record()
+    end.synchronize()
+    kernel_s = cuda.event_elapsed_time(start, end) / 1e3
+    for host, dev in back:
+        host[...] = dev.copy_to_host()
+    name = getattr(kernel, "__name__", None) or kernel.py_func.__name__
+    return Report(kernel=name, backend="gpu", grid=grid, block=block, kernel_s=kernel_s)

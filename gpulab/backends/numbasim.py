@@ -1,0 +1,35 @@
+"""Numba's own CUDA simulator, as a reference for the semantics it supports.
+
+It runs one OS thread per CUDA thread (slow) and has no warp intrinsics; gpulab uses it to
+cross-check its own simulator. Works whether or not NUMBA_ENABLE_CUDASIM is set.
+"""
+import numpy as np
+
+from .. import errors
+from ..report import Report
+from ..sim.runner import _is_jitted, python_function
+
+
+def launch(kernel, grid, block, args, shared_bytes):
+    from numba.cuda.simulator.kernel import FakeCUDAKernel
+    fn = python_function(kernel)
+    if fn is None:
+        raise errors.LaunchConfigError(f"{kernel!r} is not a numba.cuda kernel.")
+    # device functions the kernel calls must be simulator functions too
+    swapped = {}
+    g = fn.__globals__
+    for name in fn.__code__.co_names:
+        value = g.get(name)
+        if value is not None and _is_jitted(value) and type(value).__name__ != "FakeCUDAKernel":
+            swapped[name] = value
+            g[name] = FakeCUDAKernel(python_function(value), device=True)
+    try:
+        fake = FakeCUDAKernel(fn, device=False)
+        arrays = [np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args]
+        fake[grid, block, 0, shared_bytes](*arrays)
+        for orig, used in zip(args, arrays):
+            if isinstance(orig, np.ndarray) and used is not orig:
+                orig[...] = used
+    finally:
+        g.update(swapped)
+    return Report(kernel=fn.__name__, backend="numba-sim", grid=grid, block=block)

@@ -1,0 +1,119 @@
+"""The one way to launch a kernel: validate the launch, pick a backend, return a Report.
+
+Limits checked here are the hardware's (CUDA C++ Programming Guide, compute capability
+table): at most 1024 threads per block, block dims ≤ (1024, 1024, 64), grid dims
+≤ (2^31 - 1, 65535, 65535), 48 KB of shared memory per block without an opt-in.
+"""
+import os
+import time
+
+import numpy as np
+
+from . import errors
+from .report import LineStats, Report
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIMS = (1024, 1024, 64)
+MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
+DEFAULT_SHARED_LIMIT = 48 * 1024
+BACKENDS = ("auto", "sim", "gpu", "numba-sim")
+
+
+def dim3(value, what):
+    """Normalise an int or a 1-3 tuple to (x, y, z), with a clear error otherwise."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        value = (int(value),)
+    if not isinstance(value, (tuple, list)) or not 1 <= len(value) <= 3:
+        raise errors.LaunchConfigError(
+            f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}.")
+    out = []
+    for v in value:
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise errors.LaunchConfigError(f"{what} {tuple(value)} contains {v!r}, not an int.")
+        if v < 1:
+            raise errors.LaunchConfigError(f"{what} {tuple(value)}: every dimension must be ≥ 1.")
+        out.append(int(v))
+    return tuple(out + [1] * (3 - len(out)))
+
+
+def check_limits(grid, block, shared_bytes):
+    """Refuse a launch the hardware would refuse, naming the limit."""
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise errors.LaunchConfigError(
+            f"block {block} has {threads} threads; the limit is {MAX_THREADS_PER_BLOCK} threads "
+            f"per block. Use a smaller block and more blocks.")
+    for axis, v, lim in zip("xyz", block, MAX_BLOCK_DIMS):
+        if v > lim:
+            raise errors.LaunchConfigError(
+                f"block dimension {axis} = {v} exceeds the limit of {lim} "
+                f"(block dims are limited to {MAX_BLOCK_DIMS}).")
+    for axis, v, lim in zip("xyz", grid, MAX_GRID_DIMS):
+        if v > lim:
+            raise errors.LaunchConfigError(
+                f"grid dimension {axis} = {v} exceeds the limit of {lim:,} "
+                f"(grid dims are limited to {MAX_GRID_DIMS}).")
+    if not isinstance(shared_bytes, (int, np.integer)) or shared_bytes < 0:
+        raise errors.LaunchConfigError(f"shared_bytes must be a non-negative int, got {shared_bytes!r}.")
+    if shared_bytes > DEFAULT_SHARED_LIMIT:
+        raise errors.LaunchConfigError(
+            f"dynamic shared memory of {shared_bytes:,} bytes per block exceeds the "
+            f"{DEFAULT_SHARED_LIMIT:,}-byte (48 KB) default limit; larger sizes need an explicit "
+            f"opt-in on the GPU (up to 227 KB on sm_90).")
+
+
+def gpu_available():
+    """True when numba.cuda sees a real GPU (not Numba's simulator)."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return False
+    try:
+        from numba import cuda
+        return bool(cuda.is_available())
+    except Exception:
+        return False
+
+
+def resolve_backend(backend):
+    if backend not in BACKENDS:
+        raise errors.LaunchConfigError(f"backend must be one of {BACKENDS}, got {backend!r}.")
+    if backend == "auto":
+        return "gpu" if gpu_available() else "sim"
+    return backend
+
+
+def launch(kernel, grid, block, *args, backend="auto", shared_bytes=0, trace=(0, 0),
+           max_steps=200_000, timeout_s=20.0):
+    """Launch ``kernel[grid, block](*args)`` on a backend and return a :class:`Report`.
+
+    numpy arrays are updated in place on every backend. ``trace=(block, warp)`` picks the warp
+    whose active masks and memory addresses the report keeps. ``max_steps``/``timeout_s``
+    bound the simulator so an infinite loop ends in an error, not a hung notebook.
+    """
+    grid, block = dim3(grid, "grid"), dim3(block, "block")
+    check_limits(grid, block, shared_bytes)
+    which = resolve_backend(backend)
+    started = time.perf_counter()
+    if which == "sim":
+        rep = _launch_sim(kernel, grid, block, args, shared_bytes, trace, max_steps, timeout_s)
+    elif which == "gpu":
+        from .backends import gpu
+        rep = gpu.launch(kernel, grid, block, args, shared_bytes)
+    else:
+        from .backends import numbasim
+        rep = numbasim.launch(kernel, grid, block, args, shared_bytes)
+    rep.wall_s = time.perf_counter() - started
+    return rep
+
+
+def _launch_sim(kernel, grid, block, args, shared_bytes, trace, max_steps, timeout_s):
+    from . import metrics
+    from .sim.layout import Layout
+    from .sim.runner import run
+    layout = Layout(grid, block)
+    ctx = run(kernel, layout, args, shared_bytes=shared_bytes, trace=trace,
+              max_steps=max_steps, timeout_s=timeout_s)
+    lines = {ln: LineStats(ln, ctx.lines.get(ln, ""), dict(c)) for ln, c in ctx.per_line.items()}
+    return Report(kernel=ctx.kernel_name, backend="sim", grid=grid, block=block,
+                  metrics=metrics.finish(ctx.counters), lines=lines,
+                  mask_history=ctx.mask_history, accesses=ctx.accesses, shuffles=ctx.shuffles,
+                  barriers=ctx.barriers, steps=ctx.steps, traced_warp=tuple(trace))

@@ -1,0 +1,471 @@
+"""The runtime state of one simulated launch: the active mask and the structured control flow.
+
+The transformed kernel calls these methods (see ``transform.py``). The active mask is a bool
+array over all lanes of the launch; masks are replaced, never mutated, so identical masks can
+be recognised by identity and their per-warp counts cached.
+"""
+import time
+
+import numpy as np
+
+from .. import errors, metrics
+from .layout import WARP
+
+
+class _Undefined:
+    def __repr__(self):
+        return "<undefined>"
+
+
+UNDEF = _Undefined()
+
+
+class _IfFrame:
+    __slots__ = ("saved", "saved_full", "cond")
+
+    def __init__(self, saved, saved_full, cond):
+        self.saved, self.saved_full, self.cond = saved, saved_full, cond
+
+
+class _LoopFrame:
+    __slots__ = ("saved", "saved_full", "live", "brk", "cont", "ifdepth")
+
+    def __init__(self, saved, saved_full, ifdepth):
+        self.saved, self.saved_full, self.live = saved, saved_full, saved
+        self.brk = self.cont = None
+        self.ifdepth = ifdepth
+
+
+class _FnFrame:
+    __slots__ = ("saved", "saved_full", "ret", "retval", "ifdepth", "loopdepth")
+
+    def __init__(self, saved, saved_full, ifdepth, loopdepth):
+        self.saved, self.saved_full = saved, saved_full
+        self.ret, self.retval = None, UNDEF
+        self.ifdepth, self.loopdepth = ifdepth, loopdepth
+
+
+class RangeState:
+    """A ``for ... in range(...)`` whose bounds may differ per lane."""
+    __slots__ = ("value", "stop", "step", "started")
+
+    def __init__(self, start, stop, step):
+        self.value, self.stop, self.step, self.started = start, stop, step, False
+
+
+class IterState:
+    """A ``for`` over a uniform Python sequence (a tuple of constants, say)."""
+    __slots__ = ("items", "pos", "value")
+
+    def __init__(self, items):
+        self.items, self.pos, self.value = list(items), 0, UNDEF
+
+
+def _is_array(x):
+    return isinstance(x, np.ndarray) and x.ndim > 0
+
+
+class Context:
+    """Masks, frames, counters and traces of one launch."""
+
+    def __init__(self, layout, kernel_name, trace_warp, max_steps, timeout_s):
+        self.layout = layout
+        self.kernel_name = kernel_name
+        self.alive = layout.exists.copy()
+        self.alive_count = int(self.alive.sum())
+        self.mask = self.alive
+        self.full = True
+        self.ifs, self.loops, self.fns = [], [], []
+        self.exited = np.zeros(layout.lanes, dtype=bool)
+        self.line = None
+        self.filename = None
+        self.lines = {}
+        self.counters = metrics.empty_counters()
+        self.per_line = {}
+        self.steps = 0
+        self.max_steps = max_steps
+        self.deadline = time.perf_counter() + timeout_s if timeout_s else None
+        self.timeout_s = timeout_s
+        self._count_cache = (None, None)
+        self.trace_warp = trace_warp
+        self.trace_slice = slice(trace_warp * WARP, (trace_warp + 1) * WARP)
+        self.mask_history = []
+        self.accesses = []
+        self.shuffles = []
+        self.barriers = 0
+        self.barrier_epoch = np.zeros(layout.blocks, dtype=np.int64)
+        self.printed = 0
+
+    # -- masks ---------------------------------------------------------------------------
+    def _set(self, mask, full=None):
+        self.mask = mask
+        if full is None:
+            full = int(np.count_nonzero(mask)) == self.alive_count
+        self.full = full
+
+    @property
+    def every(self):
+        """True when every lane of the launch is active (no padding, nobody exited or waiting)."""
+        return self.full and self.alive_count == self.layout.lanes
+
+    def any(self):
+        return bool(self.mask.any())
+
+    def none_active(self):
+        return not self.mask.any()
+
+    def _off(self):
+        """Lanes taken out of the current construct by return/break/continue."""
+        off = None
+        fn = self.fns[-1]
+        if fn.ret is not None:
+            off = fn.ret
+        if len(self.loops) > fn.loopdepth:
+            lp = self.loops[-1]
+            for part in (lp.brk, lp.cont):
+                if part is not None:
+                    off = part if off is None else (off | part)
+        return off
+
+    def _restore(self, saved, saved_full):
+        off = self._off()
+        if off is None:
+            self._set(saved, saved_full)
+        else:
+            self._set(saved & ~off)
+
+    def _lanes(self, value):
+        """A per-lane bool array from a uniform or per-lane truth value (under the mask)."""
+        if _is_array(value):
+            value = value.astype(bool, copy=False)
+            if value.shape != self.mask.shape:
+                value = np.broadcast_to(value, self.mask.shape)
+            return value
+        return bool(value)
+
+    # -- statements ----------------------------------------------------------------------
+    def stmt(self, line):
+        self.line = line
+        self.steps += 1
+        if self.steps > self.max_steps or (self.deadline and self.steps % 2048 == 0
+                                           and time.perf_counter() > self.deadline):
+            self._budget_exceeded()
+        mask = self.mask
+        if self._count_cache[0] is mask:
+            inst, thr = self._count_cache[1]
+        else:
+            inst, thr = metrics.instruction_counts(mask.reshape(-1, WARP))
+            self._count_cache = (mask, (inst, thr))
+        c = self.counters
+        c[metrics.INST_EXECUTED] += inst
+        c[metrics.THREAD_INST_EXECUTED] += thr
+        pl = self.per_line.get(line)
+        if pl is None:
+            pl = self.per_line[line] = {metrics.INST_EXECUTED: 0, metrics.THREAD_INST_EXECUTED: 0}
+        pl[metrics.INST_EXECUTED] += inst
+        pl[metrics.THREAD_INST_EXECUTED] += thr
+        tm = mask[self.trace_slice]
+        if tm.any() and len(self.mask_history) < 200_000:
+            self.mask_history.append((line, _bits(tm)))
+
+    def count(self, name, value, line=None):
+        """Add to a launch counter and to the current line's counter."""
+        if not value:
+            return
+        self.counters[name] = self.counters.get(name, 0) + value
+        pl = self.per_line.setdefault(self.line if line is None else line, {})
+        pl[name] = pl.get(name, 0) + value
+
+    def _budget_exceeded(self):
+        lanes = np.flatnonzero(self.mask)
+        why = (f"it executed more than {self.max_steps:,} statements" if self.steps > self.max_steps
+               else f"it ran longer than {self.timeout_s} s")
+        self.error(errors.StepBudgetExceeded,
+                   f"The kernel was stopped because {why}: most likely an infinite loop. "
+                   f"Still running here: {self.layout.describe(lanes)}.",
+                   lanes=lanes,
+                   hint="check the loop's exit condition for these threads; if the kernel really "
+                        "needs more steps, pass max_steps=... (or timeout_s=...) to gpulab.launch.")
+
+    # -- errors --------------------------------------------------------------------------
+    def error(self, cls, message, lanes=(), hint=None):
+        threads = [self.layout.thread_name(int(l)) for l in list(lanes)[:8]]
+        raise cls(message, kernel=self.kernel_name, filename=self.filename, line=self.line,
+                  source=self.lines.get(self.line), threads=threads, hint=hint)
+
+    def first_active(self):
+        lanes = np.flatnonzero(self.mask)
+        return lanes
+
+    # -- assignment ----------------------------------------------------------------------
+    def sel(self, new, old):
+        """Value of a variable after ``var = new`` under the current mask."""
+        if old is UNDEF or self.full or new is old:
+            return new
+        if isinstance(new, tuple):
+            if isinstance(old, tuple) and len(old) == len(new):
+                return tuple(self.sel(n, o) for n, o in zip(new, old))
+            return new
+        if not isinstance(new, (np.ndarray, np.generic, int, float, bool)) or \
+                not isinstance(old, (np.ndarray, np.generic, int, float, bool)):
+            return new
+        if not _is_array(new) and not _is_array(old) and new == old:
+            return new
+        return np.where(self.mask, new, old)
+
+    @staticmethod
+    def f64(value):
+        return np.float64(value)
+
+    # -- if / else -----------------------------------------------------------------------
+    def if_(self, test):
+        cond = self._lanes(test)
+        self.ifs.append(_IfFrame(self.mask, self.full, cond))
+
+    def then_(self):
+        fr = self.ifs[-1]
+        cond = fr.cond
+        if isinstance(cond, bool):
+            return cond
+        taken = fr.saved & cond
+        n = int(np.count_nonzero(taken))
+        if n == int(np.count_nonzero(fr.saved)):      # every active lane takes it: same mask
+            fr.cond = True
+            return True
+        if n == 0:
+            fr.cond = False
+            return False
+        self._set(taken)
+        return True
+
+    def else_(self):
+        fr = self.ifs[-1]
+        cond = fr.cond
+        if isinstance(cond, bool):
+            if cond:
+                return False
+            self._restore(fr.saved, fr.saved_full)
+            return self.any()
+        self._set(fr.saved & ~cond)
+        off = self._off()
+        if off is not None:
+            self._set(self.mask & ~off)
+        return self.any()
+
+    def endif(self):
+        fr = self.ifs.pop()
+        self._restore(fr.saved, fr.saved_full)
+
+    # -- expressions with short-circuit ------------------------------------------------
+    def land(self, left, right_thunk):
+        a = self._lanes(left)
+        if isinstance(a, bool):
+            return right_thunk() if a else False
+        saved, saved_full = self.mask, self.full
+        inner = saved & a
+        if not inner.any():
+            return a
+        self._set(inner)
+        try:
+            b = self._lanes(right_thunk())
+        finally:
+            self._set(saved, saved_full)
+        return a & b if _is_array(b) else (a if b else np.zeros_like(a))
+
+    def lor(self, left, right_thunk):
+        a = self._lanes(left)
+        if isinstance(a, bool):
+            return True if a else right_thunk()
+        saved, saved_full = self.mask, self.full
+        inner = saved & ~a
+        if not inner.any():
+            return a
+        self._set(inner)
+        try:
+            b = self._lanes(right_thunk())
+        finally:
+            self._set(saved, saved_full)
+        return a | b if _is_array(b) else (np.ones_like(a) if b else a)
+
+    @staticmethod
+    def lnot(value):
+        if _is_array(value):
+            return ~value.astype(bool, copy=False)
+        return not value
+
+    def ifexp(self, test, then_thunk, else_thunk):
+        c = self._lanes(test)
+        if isinstance(c, bool):
+            return then_thunk() if c else else_thunk()
+        saved, saved_full = self.mask, self.full
+        try:
+            t = saved & c
+            e = saved & ~c
+            a = b = None
+            if t.any():
+                self._set(t)
+                a = then_thunk()
+            if e.any():
+                self._set(e)
+                b = else_thunk()
+        finally:
+            self._set(saved, saved_full)
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return np.where(c, a, b)
+
+    # -- loops ---------------------------------------------------------------------------
+    def loop_enter(self):
+        self.loops.append(_LoopFrame(self.mask, self.full, len(self.ifs)))
+
+    def _loop_begin_iteration(self):
+        lp = self.loops[-1]
+        del self.ifs[lp.ifdepth:]
+        lp.cont = None
+        fn = self.fns[-1]
+        off = lp.brk
+        if fn.ret is not None:
+            off = fn.ret if off is None else (off | fn.ret)
+        if off is not None:
+            lp.live = lp.live & ~off
+            self._set(lp.live)
+        elif self.mask is not lp.live:
+            self._set(lp.live, lp.saved_full if lp.live is lp.saved else None)
+        return lp
+
+    def _loop_narrow(self, lp, test):
+        t = self._lanes(test)
+        if isinstance(t, bool):
+            if not t:
+                return False
+            return self.any()
+        live = lp.live & t
+        n = int(np.count_nonzero(live))
+        if n == 0:
+            return False
+        if n != int(np.count_nonzero(lp.live)):
+            lp.live = live
+            self._set(live)
+        return True
+
+    def loop_test(self, thunk):
+        lp = self._loop_begin_iteration()
+        if not self.mask.any():
+            return False
+        return self._loop_narrow(lp, thunk())
+
+    def range_(self, *args):
+        if len(args) == 1:
+            start, stop, step = 0, args[0], 1
+        elif len(args) == 2:
+            start, stop, step = args[0], args[1], 1
+        elif len(args) == 3:
+            start, stop, step = args
+        else:
+            self.error(errors.UnsupportedFeature, "range() takes 1 to 3 arguments.")
+        for v in (start, stop, step):
+            if isinstance(v, (float, np.floating)) or (_is_array(v) and v.dtype.kind == "f"):
+                self.error(errors.KernelPythonError,
+                           "range() needs integers, but got a floating-point bound.",
+                           lanes=self.first_active()[:1], hint="convert the bound with int(...).")
+        if not _is_array(step) and step == 0:
+            self.error(errors.KernelPythonError, "range() step must not be zero.")
+        return RangeState(start, stop, step)
+
+    def iter_(self, iterable):
+        if _is_array(iterable) or hasattr(iterable, "_gpulab_array"):
+            self.error(errors.UnsupportedFeature,
+                       "iterating directly over an array is not supported.",
+                       hint="loop over indices: for k in range(a.shape[0]): ... a[k] ...")
+        return IterState(iterable)
+
+    def loop_next(self, state):
+        lp = self._loop_begin_iteration()
+        if not self.mask.any():
+            return False
+        if isinstance(state, IterState):
+            if state.pos >= len(state.items):
+                return False
+            state.value = state.items[state.pos]
+            state.pos += 1
+            return True
+        if state.started:
+            state.value = state.value + state.step
+        else:
+            state.started = True
+        v, stop, step = state.value, state.stop, state.step
+        if _is_array(step):
+            test = np.where(step > 0, v < stop, v > stop)
+        elif step > 0:
+            test = v < stop
+        else:
+            test = v > stop
+        return self._loop_narrow(lp, test)
+
+    def loop_exit(self):
+        lp = self.loops.pop()
+        del self.ifs[lp.ifdepth:]
+        self._restore(lp.saved, lp.saved_full)
+
+    def brk(self):
+        lp = self.loops[-1]
+        lp.brk = self.mask if lp.brk is None else (lp.brk | self.mask)
+        self._set(np.zeros_like(self.mask), False)
+
+    def cont(self):
+        lp = self.loops[-1]
+        lp.cont = self.mask if lp.cont is None else (lp.cont | self.mask)
+        self._set(np.zeros_like(self.mask), False)
+
+    # -- functions -----------------------------------------------------------------------
+    def fn_enter(self):
+        fr = _FnFrame(self.mask, self.full, len(self.ifs), len(self.loops))
+        self.fns.append(fr)
+        return fr
+
+    def ret(self, value):
+        fr = self.fns[-1]
+        if value is not None:
+            if fr.retval is UNDEF or self.full:
+                fr.retval = value
+            else:
+                fr.retval = self.sel(value, fr.retval)
+        fr.ret = self.mask if fr.ret is None else (fr.ret | self.mask)
+        if len(self.fns) == 1:               # returning from the kernel: these threads exit
+            self.exited |= self.mask
+            self.alive = self.alive & ~self.mask
+            self.alive_count = int(self.alive.sum())
+        self._set(np.zeros_like(self.mask), False)
+
+    def fn_exit(self, frame):
+        fr = self.fns.pop()
+        assert fr is frame
+        del self.ifs[fr.ifdepth:]
+        del self.loops[fr.loopdepth:]
+        self._set(fr.saved, fr.saved_full if fr.ret is None or self.fns else None)
+        if not self.fns:
+            return None
+        return None if fr.retval is UNDEF else fr.retval
+
+    # -- misc statements -------------------------------------------------------------------
+    def assert_(self, test):
+        t = self._lanes(test)
+        bad = np.flatnonzero(self.mask & ~t) if _is_array(t) else (
+            np.flatnonzero(self.mask) if not t else [])
+        if len(bad):
+            self.error(errors.KernelPythonError,
+                       f"assertion failed in {self.layout.describe(bad)}.", lanes=bad)
+
+    def raise_(self):
+        lanes = np.flatnonzero(self.mask)
+        if len(lanes):
+            self.error(errors.KernelPythonError,
+                       f"the kernel raised an exception in {self.layout.describe(lanes)}.",
+                       lanes=lanes)
+
+
+def _bits(lanes32):
+    """The 32 lanes of one warp as a mask integer (bit k = lane k)."""
+    return int(np.packbits(lanes32, bitorder="little").view("<u4")[0])

@@ -1,0 +1,413 @@
+"""The ``cuda`` module as a simulated kernel sees it: indices, memory, barriers, warp intrinsics.
+
+One ``SimCuda`` per launch. Warp intrinsics check their member mask against the lanes that are
+really active, as the hardware requires; barriers check that whole blocks arrive.
+"""
+import numpy as np
+
+from .. import errors
+from .context import _is_array
+from .layout import WARP
+from .memory import ConstArray, LocalArray, SharedArray
+
+STATIC_SHARED_LIMIT = 48 * 1024
+FULL = 0xFFFFFFFF
+
+
+def _dtype(t):
+    """numpy dtype for a numba type, numpy type or dtype string."""
+    try:
+        return np.dtype(t)
+    except TypeError:
+        pass
+    try:
+        from numba.np.numpy_support import as_dtype
+        return as_dtype(t)
+    except Exception:
+        return np.dtype(str(t))
+
+
+class _Dim3:
+    __slots__ = ("x", "y", "z")
+
+    def __init__(self, x, y, z):
+        self.x, self.y, self.z = x, y, z
+
+
+class _Shared:
+    def __init__(self, sim):
+        self._sim = sim
+
+    def array(self, shape, dtype):
+        return self._sim._shared(shape, dtype)
+
+
+class _Local:
+    def __init__(self, sim):
+        self._sim = sim
+
+    def array(self, shape, dtype):
+        return self._sim._local(shape, dtype)
+
+
+class _Const:
+    def __init__(self, sim):
+        self._sim = sim
+
+    def array_like(self, ary):
+        return self._sim._const(ary)
+
+
+class _Atomic:
+    def __init__(self, sim):
+        self._sim = sim
+
+    def _do(self, op, ary, idx, *vals):
+        if not getattr(ary, "_gpulab_array", False):
+            self._sim.ctx.error(errors.KernelPythonError,
+                                f"cuda.atomic.{op} needs an array as its first argument.")
+        return ary.atomic(op, idx, *vals)
+
+    def add(self, ary, idx, val):
+        return self._do("add", ary, idx, val)
+
+    def sub(self, ary, idx, val):
+        return self._do("sub", ary, idx, val)
+
+    def max(self, ary, idx, val):
+        return self._do("max", ary, idx, val)
+
+    def min(self, ary, idx, val):
+        return self._do("min", ary, idx, val)
+
+    def exch(self, ary, idx, val):
+        return self._do("exch", ary, idx, val)
+
+    def cas(self, ary, idx, old, val):
+        return self._do("cas", ary, idx, old, val)
+
+    def and_(self, ary, idx, val):
+        return self._do("and", ary, idx, val)
+
+    def or_(self, ary, idx, val):
+        return self._do("or", ary, idx, val)
+
+    def xor(self, ary, idx, val):
+        return self._do("xor", ary, idx, val)
+
+    def inc(self, ary, idx, val):
+        return self._do("inc", ary, idx, val)
+
+    def dec(self, ary, idx, val):
+        return self._do("dec", ary, idx, val)
+
+    nanmax = max
+    nanmin = min
+
+
+class SimCuda:
+    """Stands in for ``numba.cuda`` inside a simulated kernel."""
+
+    warpsize = WARP
+
+    def __init__(self, ctx, shared_bytes):
+        self.ctx = ctx
+        lay = ctx.layout
+        self.threadIdx = _Dim3(*lay.tid)
+        self.blockIdx = _Dim3(*lay.bid)
+        self.blockDim = _Dim3(*lay.block)
+        self.gridDim = _Dim3(*lay.grid)
+        self.laneid = lay.lane_id
+        self.shared = _Shared(self)
+        self.local = _Local(self)
+        self.const = _Const(self)
+        self.atomic = _Atomic(self)
+        self.dynamic_shared_bytes = shared_bytes
+        self._shared_allocs = {}
+        self._static_shared = 0
+        self._dynamic = None
+        self._local_allocs = {}
+        self._consts = {}
+
+    # -- indices -------------------------------------------------------------------------
+    def grid(self, ndim):
+        t, b, d = self.threadIdx, self.blockIdx, self.blockDim
+        x = b.x * d.x + t.x
+        if ndim == 1:
+            return x
+        y = b.y * d.y + t.y
+        if ndim == 2:
+            return (x, y)
+        return (x, y, b.z * d.z + t.z)
+
+    def gridsize(self, ndim):
+        g, d = self.gridDim, self.blockDim
+        sizes = (g.x * d.x, g.y * d.y, g.z * d.z)
+        return sizes[0] if ndim == 1 else sizes[:ndim]
+
+    # -- memory ---------------------------------------------------------------------------
+    def _shared(self, shape, dtype):
+        ctx = self.ctx
+        key = (ctx.line, id(shape) if False else repr(shape), str(dtype))
+        if key in self._shared_allocs:
+            return self._shared_allocs[key]
+        dt = _dtype(dtype)
+        shape = (shape,) if np.isscalar(shape) else tuple(shape)
+        shape = tuple(int(s) for s in shape)
+        blocks = ctx.layout.blocks
+        if shape in ((0,), ()):
+            nbytes = self.dynamic_shared_bytes
+            if nbytes == 0:
+                ctx.error(errors.KernelPythonError,
+                          "cuda.shared.array(0, ...) declares dynamic shared memory, but the launch "
+                          "gave none.", hint="pass shared_bytes=... to gpulab.launch.")
+            n = nbytes // dt.itemsize
+            if self._dynamic is None:
+                self._dynamic = np.zeros((blocks, nbytes), dtype=np.uint8)
+            data = self._dynamic[:, : n * dt.itemsize].view(dt).reshape(blocks, n)
+            arr = SharedArray(ctx, data, "dynamic shared", 0)
+        else:
+            nbytes = int(np.prod(shape)) * dt.itemsize
+            offset = -(-self._static_shared // dt.itemsize) * dt.itemsize
+            if offset + nbytes > STATIC_SHARED_LIMIT:
+                ctx.error(errors.LaunchConfigError if False else errors.KernelPythonError,
+                          f"static shared memory would be {offset + nbytes:,} bytes per block, "
+                          f"over the {STATIC_SHARED_LIMIT:,}-byte (48 KB) limit for static "
+                          f"allocations.",
+                          hint="use smaller tiles, or dynamic shared memory with an opt-in "
+                               "(227 KB per block on sm_90).")
+            self._static_shared = offset + nbytes
+            data = np.zeros((blocks,) + shape, dtype=dt)
+            name = ctx.lines.get(ctx.line, "").split("=")[0].strip() or "shared"
+            arr = SharedArray(ctx, data, name, offset)
+        self._shared_allocs[key] = arr
+        return arr
+
+    def _local(self, shape, dtype):
+        ctx = self.ctx
+        key = (ctx.line, repr(shape), str(dtype))
+        if key in self._local_allocs:
+            return self._local_allocs[key]
+        dt = _dtype(dtype)
+        shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+        data = np.zeros((ctx.layout.lanes,) + shape, dtype=dt)
+        name = ctx.lines.get(ctx.line, "").split("=")[0].strip() or "local"
+        arr = LocalArray(ctx, data, name)
+        self._local_allocs[key] = arr
+        return arr
+
+    def _const(self, ary):
+        data = ary.data if getattr(ary, "_gpulab_array", False) else np.asarray(ary)
+        key = id(ary)
+        if key not in self._consts:
+            self._consts[key] = ConstArray(self.ctx, np.array(data, copy=True), "const")
+        return self._consts[key]
+
+    # -- barriers ---------------------------------------------------------------------------
+    def _block_arrivals(self, pred=None):
+        """Check that every block arrives whole; return the per-lane block of arrivals."""
+        ctx = self.ctx
+        lay = ctx.layout
+        mask = ctx.mask
+        waiting = ctx.alive & ~mask                      # alive threads elsewhere in the code
+        arrived_blocks = np.zeros(lay.blocks, dtype=bool)
+        arrived_blocks[lay.block_of[mask]] = True
+        stragglers = np.flatnonzero(waiting & arrived_blocks[lay.block_of])
+        if len(stragglers):
+            here = np.flatnonzero(mask & (lay.block_of == lay.block_of[stragglers[0]]))
+            ctx.error(errors.BarrierDivergence,
+                      f"syncthreads() was reached by only part of a block: "
+                      f"{lay.describe(here, 2)} arrived, but {lay.describe(stragglers, 2)} "
+                      f"did not (they took another path). On a GPU this hangs or corrupts data.",
+                      lanes=list(here[:1]) + list(stragglers[:1]),
+                      hint="move the barrier out of the branch so every thread of the block "
+                           "reaches it, or make the branch condition the same for the whole block.")
+        ctx.barrier_epoch[arrived_blocks] += 1
+        ctx.barriers += 1
+        return arrived_blocks
+
+    def syncthreads(self):
+        self._block_arrivals()
+
+    def _block_reduce(self, pred, how):
+        ctx = self.ctx
+        lay = ctx.layout
+        self._block_arrivals()
+        p = np.broadcast_to(np.asarray(pred) != 0, ctx.mask.shape) & ctx.mask
+        counts = np.bincount(lay.block_of[p], minlength=lay.blocks)
+        present = np.bincount(lay.block_of[ctx.mask], minlength=lay.blocks)
+        if how == "count":
+            per_block = counts
+        elif how == "and":
+            per_block = (counts == present).astype(np.int64)
+        else:
+            per_block = (counts > 0).astype(np.int64)
+        return per_block[lay.block_of]
+
+    def syncthreads_count(self, pred):
+        return self._block_reduce(pred, "count")
+
+    def syncthreads_and(self, pred):
+        return self._block_reduce(pred, "and")
+
+    def syncthreads_or(self, pred):
+        return self._block_reduce(pred, "or")
+
+    def threadfence(self):
+        pass
+
+    threadfence_block = threadfence_system = threadfence
+
+    # -- warp intrinsics ----------------------------------------------------------------------
+    def _members(self, mask_value, name):
+        """Check a member mask against the active lanes; return the active lanes as (warps, 32)."""
+        ctx = self.ctx
+        active = ctx.mask.reshape(-1, WARP)
+        m = np.broadcast_to(np.asarray(mask_value, dtype=np.int64) & FULL, ctx.mask.shape)
+        lanes_bits = (m.reshape(-1, WARP)[:, :, None] >> np.arange(WARP)) & 1   # (W, lane, bit)
+        named = lanes_bits.astype(bool)                  # lane l names lane b
+        not_active = named & ~active[:, None, :]
+        bad = np.argwhere(not_active & active[:, :, None])
+        if len(bad):
+            w, lane, other = (int(v) for v in bad[0])
+            gl, go = w * WARP + lane, w * WARP + other
+            state = "has exited" if ctx.exited[go] else (
+                "does not exist (partial warp)" if not ctx.layout.exists[go]
+                else "is not active here (it took another branch)")
+            ctx.error(errors.WarpMaskError,
+                      f"{name} was called with member mask 0x{int(m[gl]):08x} by "
+                      f"{ctx.layout.thread_name(gl)}, but lane {other} named in the mask {state}. "
+                      f"On a GPU this is undefined behaviour (often a hang).",
+                      lanes=[gl, go],
+                      hint="pass cuda.activemask() (or a ballot of the lanes really present) as the "
+                           "mask, or call the intrinsic where the whole warp is converged.")
+        own = named[:, np.arange(WARP), np.arange(WARP)]
+        missing = np.argwhere(active & ~own)
+        if len(missing):
+            w, lane = (int(v) for v in missing[0])
+            ctx.error(errors.WarpMaskError,
+                      f"{name}: {ctx.layout.thread_name(w * WARP + lane)} is not in its own member "
+                      f"mask 0x{int(m[w * WARP + lane]):08x}.", lanes=[w * WARP + lane],
+                      hint="every calling lane must be in the mask.")
+        return active
+
+    def _shuffle(self, name, mask, value, src):
+        ctx = self.ctx
+        active = self._members(mask, name)
+        W = active.shape[0]
+        src = np.broadcast_to(np.asarray(src, dtype=np.int64), ctx.mask.shape).reshape(W, WARP)
+        base = (np.arange(W, dtype=np.int64) * WARP)[:, None]
+        gsrc = (base + src).ravel()
+        tw = ctx.trace_warp
+        if active[tw].any() and len(ctx.shuffles) < 20_000:
+            ctx.shuffles.append({"line": ctx.line, "kind": name, "src": src[tw].copy(),
+                                 "mask": active[tw].copy()})
+        if not _is_array(value):
+            return value
+        v = np.broadcast_to(value, ctx.mask.shape)
+        return v[gsrc]
+
+    def shfl_sync(self, mask, value, src_lane, width=WARP):
+        lane = self.ctx.layout.lane_id
+        src = np.asarray(src_lane, dtype=np.int64) % width + (lane // width) * width
+        return self._shuffle("shfl_sync", mask, value, src)
+
+    def shfl_up_sync(self, mask, value, delta, width=WARP):
+        lane = self.ctx.layout.lane_id
+        s = lane - np.asarray(delta, dtype=np.int64)
+        src = np.where(s < (lane // width) * width, lane, s)
+        return self._shuffle("shfl_up_sync", mask, value, src)
+
+    def shfl_down_sync(self, mask, value, delta, width=WARP):
+        lane = self.ctx.layout.lane_id
+        s = lane + np.asarray(delta, dtype=np.int64)
+        src = np.where(s >= (lane // width + 1) * width, lane, s)
+        return self._shuffle("shfl_down_sync", mask, value, src)
+
+    def shfl_xor_sync(self, mask, value, lane_mask, width=WARP):
+        lane = self.ctx.layout.lane_id
+        s = lane ^ np.asarray(lane_mask, dtype=np.int64)
+        src = np.where(s >= (lane // width + 1) * width, lane, s)
+        return self._shuffle("shfl_xor_sync", mask, value, src)
+
+    def _vote_bits(self, mask, pred, name):
+        ctx = self.ctx
+        active = self._members(mask, name)
+        p = np.broadcast_to(np.asarray(pred) != 0, ctx.mask.shape).reshape(-1, WARP)
+        m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, ctx.mask.shape).reshape(-1, WARP)
+        bits = (p & active).astype(np.int64) << np.arange(WARP, dtype=np.int64)
+        warp_bits = bits.sum(axis=1)
+        return (warp_bits[:, None] & m).ravel(), m
+
+    def ballot_sync(self, mask, pred):
+        bits, _ = self._vote_bits(mask, pred, "ballot_sync")
+        return bits.astype(np.uint32)
+
+    def all_sync(self, mask, pred):
+        bits, m = self._vote_bits(mask, pred, "all_sync")
+        return (bits == m.ravel()).astype(np.int32)
+
+    def any_sync(self, mask, pred):
+        bits, _ = self._vote_bits(mask, pred, "any_sync")
+        return (bits != 0).astype(np.int32)
+
+    def eq_sync(self, mask, pred):
+        bits, m = self._vote_bits(mask, pred, "eq_sync")
+        return ((bits == 0) | (bits == m.ravel())).astype(np.int32)
+
+    def activemask(self):
+        active = self.ctx.mask.reshape(-1, WARP).astype(np.int64)
+        bits = (active << np.arange(WARP, dtype=np.int64)).sum(axis=1)
+        return np.repeat(bits, WARP).astype(np.uint32)
+
+    def lanemask_lt(self):
+        lane = self.ctx.layout.lane_id
+        return ((np.int64(1) << lane) - 1).astype(np.uint32)
+
+    def syncwarp(self, mask=FULL):
+        self._members(mask, "syncwarp")
+
+    # -- bit and math helpers numba.cuda exposes ----------------------------------------------------
+    @staticmethod
+    def popc(x):
+        x = np.asarray(x).astype(np.uint64)
+        return np.bitwise_count(x).astype(np.int32) if hasattr(np, "bitwise_count") else \
+            np.vectorize(lambda v: bin(int(v)).count("1"))(x).astype(np.int32)
+
+    @staticmethod
+    def ffs(x):
+        x = np.asarray(x).astype(np.int64) & FULL
+        low = x & -x
+        pos = np.where(low > 0, np.log2(np.maximum(low, 1)).astype(np.int64) + 1, 0)
+        return pos.astype(np.int32)
+
+    @staticmethod
+    def clz(x):
+        x = np.asarray(x).astype(np.int64) & FULL
+        bitlen = np.where(x > 0, np.floor(np.log2(np.maximum(x, 1))).astype(np.int64) + 1, 0)
+        return (32 - bitlen).astype(np.int32)
+
+    @staticmethod
+    def brev(x):
+        x = np.asarray(x).astype(np.uint64) & FULL
+        out = np.zeros_like(x)
+        for k in range(32):
+            out |= ((x >> np.uint64(k)) & np.uint64(1)) << np.uint64(31 - k)
+        return out.astype(np.uint32)
+
+    @staticmethod
+    def fma(a, b, c):
+        return a * b + c
+
+    @staticmethod
+    def selp(pred, a, b):
+        return np.where(np.asarray(pred) != 0, a, b)
+
+    @staticmethod
+    def cbrt(x):
+        return np.cbrt(x)
+
+    def __getattr__(self, name):
+        self.ctx.error(errors.UnsupportedFeature,
+                       f"cuda.{name} is not supported by gpulab's simulator.",
+                       hint="use the GPU backend for it, or tell the gpulab maintainers.")

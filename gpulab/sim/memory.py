@@ -1,0 +1,427 @@
+"""Arrays as kernels see them: global, shared, local and constant memory.
+
+Each proxy takes per-lane indices, checks them for the active lanes (negative ones too),
+gathers or scatters only for those lanes, and reports every warp-level access to the
+counters (``metrics.py`` holds the rules). Shared memory also keeps a shadow of who last
+wrote and read each element in the current barrier interval, to find races between warps.
+"""
+import numpy as np
+
+from .. import errors, metrics
+from .layout import WARP
+
+ALLOC_ALIGN = 256           # cudaMalloc aligns allocations to at least 256 bytes
+NO_WARP = -1
+MANY_WARPS = -2
+
+
+def _is_array(x):
+    return isinstance(x, np.ndarray) and x.ndim > 0
+
+
+class _Partial:
+    """``a[i]`` of a multi-dimensional array, waiting for the rest of the index (``a[i][j]``)."""
+
+    def __init__(self, array, prefix):
+        self._array, self._prefix = array, prefix
+
+    def __getitem__(self, idx):
+        return self._array[self._prefix + _as_tuple(idx)]
+
+    def __setitem__(self, idx, value):
+        self._array[self._prefix + _as_tuple(idx)] = value
+
+    @property
+    def shape(self):
+        return self._array.shape[len(self._prefix):]
+
+
+def _as_tuple(idx):
+    return idx if isinstance(idx, tuple) else (idx,)
+
+
+class ArrayProxy:
+    """Common indexing machinery. Subclasses say which lanes own which storage."""
+    _gpulab_array = True
+    space = "global"
+    counted = True
+
+    def __init__(self, ctx, data, name):
+        self.ctx, self.data, self.name = ctx, data, name
+
+    # numba-visible attributes
+    @property
+    def shape(self):
+        return self.data.shape[self._lead:]
+
+    @property
+    def ndim(self):
+        return self.data.ndim - self._lead
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    def __len__(self):
+        return self.shape[0]
+
+    _lead = 0
+
+    def _prefix(self):
+        """Leading per-lane index dimensions (block for shared, lane for local)."""
+        return ()
+
+    # -- index handling -----------------------------------------------------------------------
+    def _resolve(self, idx):
+        """Per-dimension index values, checked for the active lanes."""
+        idx = _as_tuple(idx)
+        shape = self.shape
+        if len(idx) < len(shape):
+            return None, idx
+        if len(idx) > len(shape):
+            self.ctx.error(errors.KernelPythonError,
+                           f"`{self.name}` has {len(shape)} dimension(s) but was indexed with "
+                           f"{len(idx)}.", lanes=self.ctx.first_active()[:1])
+        mask = self.ctx.mask
+        out = []
+        for d, (i, n) in enumerate(zip(idx, shape)):
+            if isinstance(i, slice):
+                self.ctx.error(errors.UnsupportedFeature,
+                               f"slicing `{self.name}` inside a kernel is not supported.",
+                               hint="index one element at a time.")
+            if isinstance(i, (float, np.floating)) or (_is_array(i) and i.dtype.kind not in "iub"):
+                self.ctx.error(errors.KernelPythonError,
+                               f"index {d} of `{self.name}` is not an integer.",
+                               lanes=self.ctx.first_active()[:1],
+                               hint="array indices must be integers: use int(...) or //.")
+            if _is_array(i):
+                iv = i[mask] if i.shape == mask.shape else np.broadcast_to(i, mask.shape)[mask]
+                if iv.size and (iv.min() < 0 or iv.max() >= n):
+                    self._oob(d, i, n)
+                if not self.ctx.full or iv.size != i.size:
+                    i = np.where(mask, i, 0)
+            else:
+                i = int(i)
+                if (i < 0 or i >= n) and mask.any():
+                    self._oob(d, i, n)
+            out.append(i)
+        return tuple(out), None
+
+    def _oob(self, dim, i, n):
+        mask = self.ctx.mask
+        if _is_array(i):
+            iv = np.broadcast_to(i, mask.shape)
+            bad_lanes = np.flatnonzero(mask & ((iv < 0) | (iv >= n)))
+            value = int(iv[bad_lanes[0]])
+        else:
+            bad_lanes = np.flatnonzero(mask)
+            value = i
+        where = f"index {value}" + (f" in dimension {dim}" if len(self.shape) > 1 else "")
+        shape = self.shape if len(self.shape) > 1 else self.shape[0]
+        neg = (" Negative indices are bugs here: numba on a GPU would silently wrap "
+               "them to the end of the array.") if value < 0 else ""
+        self.ctx.error(
+            errors.OutOfBounds,
+            f"{where} is out of bounds for `{self.name}` ({self.space} memory, "
+            f"shape {shape}) in {self.ctx.layout.describe(bad_lanes)}.{neg}",
+            lanes=bad_lanes,
+            hint="guard the access (e.g. `if i < a.shape[0]:`) or fix the index arithmetic.")
+
+    def _full_index(self, idx):
+        return self._prefix() + idx
+
+    def _flat_elements(self, idx):
+        """Element offsets (row-major within this array) for every lane."""
+        shape = self.shape
+        flat = 0
+        for i, n in zip(idx, shape):
+            flat = flat * n + i
+        return flat
+
+    # -- element access --------------------------------------------------------------------
+    def __getitem__(self, idx):
+        res, partial = self._resolve(idx)
+        if res is None:
+            return _Partial(self, partial)
+        self._account("ld", res)
+        value = self.data[self._full_index(res)]
+        return value
+
+    def __setitem__(self, idx, value):
+        res, partial = self._resolve(idx)
+        if res is None:
+            self.ctx.error(errors.KernelPythonError,
+                           f"assigning to a row of `{self.name}`: index every dimension.")
+        self._account("st", res)
+        mask = self.ctx.mask
+        full_idx = self._full_index(res)
+        if isinstance(value, (ArrayProxy, _Partial)):
+            self.ctx.error(errors.KernelPythonError,
+                           f"cannot store an array into an element of `{self.name}`.")
+        uniform_address = not any(_is_array(i) for i in full_idx)
+        if uniform_address:
+            if _is_array(value):
+                lanes = np.flatnonzero(mask)
+                if not len(lanes):
+                    return
+                value = np.broadcast_to(value, mask.shape)[lanes[-1]]
+            elif not mask.any():
+                return
+            with np.errstate(all="ignore"):
+                self.data[full_idx] = value
+            return
+        if self.ctx.every:
+            with np.errstate(all="ignore"):
+                self.data[full_idx] = value
+            return
+        lanes = np.flatnonzero(mask)
+        sel = tuple(np.broadcast_to(i, mask.shape)[lanes] if _is_array(i) else i for i in full_idx)
+        if _is_array(value):
+            value = np.broadcast_to(value, mask.shape)[lanes]
+        with np.errstate(all="ignore"):
+            self.data[sel] = value
+
+    def _account(self, op, idx):
+        pass
+
+    # -- atomics ---------------------------------------------------------------------------------
+    def atomic(self, op, idx, *vals):
+        """Apply an atomic read-modify-write for every active lane, in lane order; return old values."""
+        res, partial = self._resolve(idx)
+        if res is None:
+            self.ctx.error(errors.KernelPythonError, f"atomic on a row of `{self.name}`.")
+        mask = self.ctx.mask
+        lanes = np.flatnonzero(mask)
+        full_idx = self._full_index(res)
+        flat = np.ravel_multi_index(
+            tuple(np.broadcast_to(i, mask.shape)[lanes] if _is_array(i) else np.full(len(lanes), i)
+                  for i in full_idx), self.data.shape)
+        vals = [np.broadcast_to(np.asarray(v), mask.shape)[lanes] for v in vals]
+        flat_data = self.data.reshape(-1)
+        old = np.empty(len(lanes), dtype=self.data.dtype)
+        if op in ("add", "sub", "max", "min", "and", "or", "xor", "exch"):
+            _atomic_vectorised(op, flat_data, flat, vals[0], old)
+        else:
+            _atomic_sequential(op, flat_data, flat, vals, old)
+        out = np.zeros(mask.shape, dtype=self.data.dtype)
+        out[lanes] = old
+        return out
+
+
+def _atomic_vectorised(op, data, flat, val, old):
+    """Atomics whose result does not depend on the order beyond a scan: grouped by address."""
+    order = np.argsort(flat, kind="stable")          # lane order kept within one address
+    f = flat[order]
+    v = val[order].astype(data.dtype, copy=False) if op != "exch" else val[order]
+    starts = np.ones(len(f), dtype=bool)
+    starts[1:] = f[1:] != f[:-1]
+    seg = np.cumsum(starts) - 1
+    base = data[f[starts]]
+    if op in ("add", "sub"):
+        v = v if op == "add" else -v
+        c = np.cumsum(v, dtype=np.result_type(data.dtype, v.dtype))
+        seg_start_c = (c - v)[starts]
+        before = c - v - seg_start_c[seg]
+        o = (base[seg] + before).astype(data.dtype)
+        new = base + (c[np.r_[np.flatnonzero(starts)[1:] - 1, len(f) - 1]] - seg_start_c)
+    elif op in ("max", "min", "and", "or", "xor"):
+        o = np.empty(len(f), dtype=data.dtype)
+        fn = {"max": np.maximum, "min": np.minimum, "and": np.bitwise_and,
+              "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+        new = base.copy()
+        bounds = np.r_[np.flatnonzero(starts), len(f)]
+        for s in range(len(bounds) - 1):       # python loop over distinct addresses only
+            a, b = bounds[s], bounds[s + 1]
+            acc = fn.accumulate(np.r_[base[s:s + 1], v[a:b]])
+            o[a:b] = acc[:-1]
+            new[s] = acc[-1]
+    else:  # exch: each lane gets the previous lane's value
+        o = np.empty(len(f), dtype=data.dtype)
+        o[starts] = base
+        prev = np.r_[0, np.arange(len(f) - 1)]
+        o[~starts] = v[prev[~starts]]
+        last = np.r_[np.flatnonzero(starts)[1:] - 1, len(f) - 1]
+        new = v[last]
+    data[f[starts]] = new
+    old[order] = o
+
+
+def _atomic_sequential(op, data, flat, vals, old):
+    """Atomics applied one lane at a time (cas, inc, dec)."""
+    for k, addr in enumerate(flat):
+        cur = data[addr]
+        old[k] = cur
+        if op == "cas":
+            if cur == vals[0][k]:
+                data[addr] = vals[1][k]
+        elif op == "inc":
+            data[addr] = 0 if cur >= vals[0][k] else cur + 1
+        elif op == "dec":
+            data[addr] = vals[0][k] if (cur == 0 or cur > vals[0][k]) else cur - 1
+
+
+class GlobalArray(ArrayProxy):
+    """A kernel argument: global memory, counted in requests and 32-byte sectors."""
+
+    def __init__(self, ctx, data, name, base):
+        super().__init__(ctx, data, name)
+        self.base = base
+
+    def _byte_addresses(self, idx):
+        off = 0
+        for i, stride in zip(idx, self.data.strides):
+            off = off + i * stride
+        return self.base + off
+
+    def _account(self, op, idx):
+        ctx = self.ctx
+        mask = ctx.mask
+        addr = np.broadcast_to(self._byte_addresses(idx), mask.shape)
+        m2 = mask.reshape(-1, WARP)
+        a2 = addr.reshape(-1, WARP)
+        size = self.data.itemsize
+        sectors = metrics.global_sectors(a2, size, m2)
+        ctx.count(metrics.GLOBAL_REQUESTS[op], int(metrics.global_requests(m2).sum()))
+        ctx.count(metrics.GLOBAL_SECTORS[op], int(sectors.sum()))
+        tw = ctx.trace_warp
+        if m2[tw].any() and len(ctx.accesses) < 20_000:
+            ctx.accesses.append({"line": ctx.line, "array": self.name, "space": "global", "op": op,
+                                 "addresses": np.where(m2[tw], a2[tw], -1), "mask": m2[tw].copy(),
+                                 "size": size, "sectors": int(sectors[tw])})
+
+
+class ConstArray(ArrayProxy):
+    """``cuda.const.array_like``: read-only, broadcast to the warp; not counted as global traffic."""
+    space = "constant"
+
+    def __setitem__(self, idx, value):
+        self.ctx.error(errors.KernelPythonError,
+                       f"`{self.name}` is in constant memory, which kernels cannot write.")
+
+
+class LocalArray(ArrayProxy):
+    """``cuda.local.array``: one private copy per thread."""
+    space = "local"
+    _lead = 1
+
+    def _prefix(self):
+        return (np.arange(self.ctx.layout.lanes, dtype=np.int64),)
+
+    def _resolve(self, idx):
+        res, partial = super()._resolve(idx)
+        return res, partial
+
+
+class SharedArray(ArrayProxy):
+    """``cuda.shared.array``: one copy per block, with bank counting and race detection."""
+    space = "shared"
+    _lead = 1
+
+    def __init__(self, ctx, data, name, offset):
+        super().__init__(ctx, data, name)
+        self.offset = offset            # byte offset within the block's shared memory
+        n = int(np.prod(data.shape[1:]))
+        blocks = data.shape[0]
+        self.w_lane = np.full((blocks, n), -1, dtype=np.int64)
+        self.w_epoch = np.full((blocks, n), -1, dtype=np.int64)
+        self.r_warp = np.full((blocks, n), NO_WARP, dtype=np.int64)
+        self.r_lane = np.full((blocks, n), -1, dtype=np.int64)
+        self.r_epoch = np.full((blocks, n), -1, dtype=np.int64)
+
+    def _prefix(self):
+        return (self.ctx.layout.block_of,)
+
+    def _account(self, op, idx):
+        ctx = self.ctx
+        mask = ctx.mask
+        elem = np.broadcast_to(self._flat_elements(idx), mask.shape)
+        size = self.data.itemsize
+        addr = self.offset + elem * size
+        m2 = mask.reshape(-1, WARP)
+        a2 = addr.reshape(-1, WARP)
+        wave, ideal = metrics.shared_wavefronts(a2, size, m2)
+        ctx.count(metrics.SHARED_INSTRUCTIONS[op], int(np.count_nonzero(m2.any(axis=1))))
+        ctx.count(metrics.SHARED_WAVEFRONTS[op], int(wave.sum()))
+        ctx.count(metrics.SHARED_BANK_CONFLICTS[op], int((wave - ideal).sum()))
+        tw = ctx.trace_warp
+        if m2[tw].any() and len(ctx.accesses) < 20_000:
+            ctx.accesses.append({"line": ctx.line, "array": self.name, "space": "shared", "op": op,
+                                 "addresses": np.where(m2[tw], a2[tw], -1), "mask": m2[tw].copy(),
+                                 "size": size, "wavefronts": int(wave[tw]),
+                                 "bank_conflicts": int(wave[tw] - ideal[tw])})
+        self._check_race(op, elem, mask)
+
+    def _check_race(self, op, elem, mask):
+        ctx = self.ctx
+        lanes = np.flatnonzero(mask)
+        if not len(lanes):
+            return
+        blk = ctx.layout.block_of[lanes]
+        el = elem[lanes]
+        warp = ctx.layout.warp_of[lanes]
+        epoch = ctx.barrier_epoch[blk]
+        w_lane = self.w_lane[blk, el]
+        w_cur = (self.w_epoch[blk, el] == epoch) & (w_lane >= 0)
+        w_other = w_cur & (ctx.layout.warp_of[np.maximum(w_lane, 0)] != warp)
+        if op == "ld":
+            bad = np.flatnonzero(w_other)
+            if len(bad):
+                self._race("read-after-write", lanes[bad[0]], w_lane[bad[0]], el[bad[0]], "wrote")
+            # record readers: one warp, or several
+            r_cur = self.r_epoch[blk, el] == epoch
+            r_warp = np.where(r_cur, self.r_warp[blk, el], NO_WARP)
+            order = np.lexsort((warp, blk * (el.max() + 1) + el))
+            key = (blk * (el.max() + 1) + el)[order]
+            wsorted = warp[order]
+            first = np.ones(len(key), dtype=bool)
+            first[1:] = key[1:] != key[:-1]
+            grp = np.cumsum(first) - 1
+            gmin = wsorted[first]
+            gmax = np.maximum.reduceat(wsorted, np.flatnonzero(first))
+            prev = r_warp[order][first]
+            many = (gmin != gmax) | (prev == MANY_WARPS) | ((prev >= 0) & (prev != gmin))
+            newval = np.where(many, MANY_WARPS, gmin)
+            b0, e0 = blk[order][first], el[order][first]
+            self.r_warp[b0, e0] = newval
+            self.r_lane[b0, e0] = lanes[order][first]
+            self.r_epoch[b0, e0] = ctx.barrier_epoch[b0]
+            del grp
+        else:
+            bad = np.flatnonzero(w_other)
+            if len(bad):
+                self._race("write-after-write", lanes[bad[0]], w_lane[bad[0]], el[bad[0]], "wrote")
+            r_cur = self.r_epoch[blk, el] == epoch
+            r_warp = self.r_warp[blk, el]
+            r_other = r_cur & ((r_warp == MANY_WARPS) | ((r_warp >= 0) & (r_warp != warp)))
+            bad = np.flatnonzero(r_other)
+            if len(bad):
+                self._race("write-after-read", lanes[bad[0]], self.r_lane[blk[bad[0]], el[bad[0]]],
+                           el[bad[0]], "read")
+            # two warps writing the same element in this very instruction
+            key = blk * (el.max() + 1) + el
+            order = np.lexsort((warp, key))
+            ks, ws = key[order], warp[order]
+            same = (ks[1:] == ks[:-1]) & (ws[1:] != ws[:-1])
+            if same.any():
+                k = np.flatnonzero(same)[0]
+                self._race("write-after-write", lanes[order][k + 1], lanes[order][k],
+                           el[order][k], "wrote")
+            self.w_lane[blk, el] = lanes
+            self.w_epoch[blk, el] = epoch
+
+    def _race(self, kind, lane, other_lane, element, verb):
+        ctx = self.ctx
+        idx = np.unravel_index(int(element), self.shape)
+        idx = idx[0] if len(idx) == 1 else tuple(int(i) for i in idx)
+        me = ctx.layout.thread_name(int(lane))
+        other = ctx.layout.thread_name(int(other_lane)) if other_lane >= 0 else "another warp"
+        ctx.error(errors.SharedMemoryRace,
+                  f"Shared-memory race ({kind}) on `{self.name}[{idx}]`: {me} accesses it here, "
+                  f"but {other} {verb} it since the last barrier, from a different warp.",
+                  lanes=[lane, other_lane] if other_lane >= 0 else [lane],
+                  hint="put cuda.syncthreads() between the write and the other access, so one "
+                       "happens before the other for every warp.")

@@ -1,0 +1,122 @@
+"""Vectorised stand-ins for what kernels call from Python: ``math``, builtins, numba types.
+
+numba compiles ``math.sqrt(x)`` or ``min(a, b)`` per thread; the simulator evaluates them for
+all lanes at once, so each name maps to its numpy equivalent with numba's result types
+(``math.floor`` returns an integer, ``int()`` truncates, ...).
+"""
+import builtins
+import math as _math
+import types
+
+import numpy as np
+
+
+def _int(x):
+    return np.trunc(x).astype(np.int64) if isinstance(x, np.ndarray) else int(x)
+
+
+def _float(x):
+    return np.asarray(x, dtype=np.float64) if isinstance(x, np.ndarray) else np.float64(x)
+
+
+def _bool(x):
+    return np.asarray(x) != 0 if isinstance(x, np.ndarray) else bool(x)
+
+
+def _minmax(fn, name):
+    py = getattr(builtins, name)
+
+    def f(*args):
+        if len(args) == 1:
+            return py(args[0])
+        out = args[0]
+        for a in args[1:]:
+            out = fn(out, a)
+        return out
+    f.__name__ = name
+    return f
+
+
+def _round(x, ndigits=None):
+    if ndigits is None:
+        r = np.rint(x)
+        return r.astype(np.int64) if isinstance(r, np.ndarray) else int(r)
+    return np.round(x, ndigits)
+
+
+def _len(x):
+    return x.shape[0] if hasattr(x, "shape") else builtins.len(x)
+
+
+def _to_int(fn):
+    def f(x):
+        r = fn(x)
+        return r.astype(np.int64) if isinstance(r, np.ndarray) else int(r)
+    return f
+
+
+def _float_fn(fn):
+    """numba promotes integer arguments of math functions to float64."""
+    def f(*args):
+        args = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind in "iub"
+                else (float(a) if isinstance(a, (int, np.integer)) else a) for a in args]
+        return fn(*args)
+    return f
+
+
+def _erf(x):
+    v = np.vectorize(_math.erf, otypes=[np.float64])(x)
+    return v.astype(x.dtype) if isinstance(x, np.ndarray) and x.dtype == np.float32 else v
+
+
+def _erfc(x):
+    v = np.vectorize(_math.erfc, otypes=[np.float64])(x)
+    return v.astype(x.dtype) if isinstance(x, np.ndarray) and x.dtype == np.float32 else v
+
+
+def _gamma(x):
+    return np.vectorize(_math.gamma, otypes=[np.float64])(x)
+
+
+def _lgamma(x):
+    return np.vectorize(_math.lgamma, otypes=[np.float64])(x)
+
+
+MATH = types.SimpleNamespace(
+    pi=_math.pi, e=_math.e, tau=_math.tau, inf=_math.inf, nan=_math.nan,
+    sqrt=_float_fn(np.sqrt), exp=_float_fn(np.exp), expm1=_float_fn(np.expm1),
+    log=_float_fn(np.log), log2=_float_fn(np.log2), log10=_float_fn(np.log10),
+    log1p=_float_fn(np.log1p), sin=_float_fn(np.sin), cos=_float_fn(np.cos),
+    tan=_float_fn(np.tan), asin=_float_fn(np.arcsin), acos=_float_fn(np.arccos),
+    atan=_float_fn(np.arctan), atan2=_float_fn(np.arctan2), sinh=_float_fn(np.sinh),
+    cosh=_float_fn(np.cosh), tanh=_float_fn(np.tanh), asinh=_float_fn(np.arcsinh),
+    acosh=_float_fn(np.arccosh), atanh=_float_fn(np.arctanh), hypot=_float_fn(np.hypot),
+    fabs=_float_fn(np.fabs), pow=_float_fn(np.power), fmod=_float_fn(np.fmod),
+    copysign=_float_fn(np.copysign), floor=_to_int(np.floor), ceil=_to_int(np.ceil),
+    trunc=_to_int(np.trunc), isnan=np.isnan, isinf=np.isinf, isfinite=np.isfinite,
+    radians=_float_fn(np.radians), degrees=_float_fn(np.degrees), erf=_erf, erfc=_erfc,
+    gamma=_gamma, lgamma=_lgamma, ldexp=np.ldexp, frexp=np.frexp, modf=np.modf,
+)
+
+BUILTINS = {
+    "min": _minmax(np.minimum, "min"), "max": _minmax(np.maximum, "max"), "abs": np.abs,
+    "int": _int, "float": _float, "bool": _bool, "round": _round, "len": _len,
+}
+
+NUMPY_TYPES = {name: getattr(np, name) for name in (
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "bool_", "complex64", "complex128")}
+
+
+def numba_type_to_numpy(value):
+    """A numba scalar type (``numba.float32``) used as a cast or dtype → its numpy type."""
+    try:
+        from numba.core import types as nbt
+    except ImportError:
+        return None
+    if isinstance(value, (nbt.Integer, nbt.Float, nbt.Boolean, nbt.Complex)):
+        name = str(value)
+        if name == "bool":
+            return np.bool_
+        return NUMPY_TYPES.get(name)
+    return None

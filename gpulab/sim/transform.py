@@ -1,0 +1,324 @@
+"""Rewrite a kernel's Python source into warp-lockstep, vectorised form.
+
+Every variable becomes a value per lane (a numpy array over all lanes of the launch, or a
+plain scalar while it is the same in every lane). Control flow becomes masked execution:
+``if`` narrows the active mask and runs both sides one after the other; loops run while any
+lane is still looping; ``break``/``continue``/``return`` take lanes out of the mask until the
+construct they leave ends. All of that is done by calls into the runtime context ``__ctx``.
+"""
+import ast
+import inspect
+import textwrap
+
+from ..errors import UnsupportedFeature
+
+CTX = "__ctx"
+UNDEF = "__U"
+
+
+def _call(name, *args):
+    return ast.Call(func=ast.Attribute(value=ast.Name(CTX, ast.Load()), attr=name, ctx=ast.Load()),
+                    args=list(args), keywords=[])
+
+
+def _expr_stmt(name, *args):
+    return ast.Expr(_call(name, *args))
+
+
+def _lambda(body):
+    return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                         kw_defaults=[], kwarg=None, defaults=[]), body=body)
+
+
+def _assigned_names(fn):
+    """Local names a function assigns (so they can start as UNDEF)."""
+    names = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    params = {a.arg for a in fn.args.args}
+    return sorted(names - params)
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, filename, lines):
+        self.filename, self.lines = filename, lines
+        self.tmp = 0
+        self.loop_depth = 0
+
+    def _new(self, base):
+        self.tmp += 1
+        return f"__{base}{self.tmp}"
+
+    def _unsupported(self, node, what):
+        line = getattr(node, "lineno", None)
+        src = self.lines.get(line, "")
+        raise UnsupportedFeature(f"{what} is not supported by gpulab's simulator.",
+                                 filename=self.filename, line=line, source=src,
+                                 hint="rewrite it with if/for/while, arrays and scalars "
+                                      "(the subset of Python that numba.cuda compiles).")
+
+    # -- expressions -------------------------------------------------------------------
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        name = "land" if isinstance(node.op, ast.And) else "lor"
+        expr = node.values[0]
+        for value in node.values[1:]:
+            expr = _call(name, expr, _lambda(value))
+        return ast.copy_location(expr, node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return ast.copy_location(_call("lnot", node.operand), node)
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return ast.copy_location(_call("ifexp", node.test, _lambda(node.body),
+                                       _lambda(node.orelse)), node)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        # a < b < c  ->  land(a < b, lambda: b < c)  (b evaluated twice: kernels keep it pure)
+        parts, left = [], node.left
+        for op, right in zip(node.ops, node.comparators):
+            parts.append(ast.Compare(left=left, ops=[op], comparators=[right]))
+            left = right
+        expr = parts[0]
+        for p in parts[1:]:
+            expr = _call("land", expr, _lambda(p))
+        return ast.copy_location(expr, node)
+
+    def visit_Constant(self, node):
+        # numba types int literals as int64 and float literals as float64
+        if type(node.value) is float:
+            return ast.copy_location(_call("f64", node), node)
+        return node
+
+    def visit_Lambda(self, node):
+        self._unsupported(node, "a lambda inside a kernel")
+
+    def visit_ListComp(self, node):
+        self._unsupported(node, "a list comprehension inside a kernel")
+
+    visit_GeneratorExp = visit_SetComp = visit_DictComp = visit_ListComp
+
+    # -- statements ----------------------------------------------------------------------
+    def _stmts(self, body):
+        out = []
+        for stmt in body:
+            res = self.visit(stmt)
+            if isinstance(res, list):
+                out.extend(res)
+            elif res is not None:
+                out.append(res)
+        return out or [ast.Pass()]
+
+    def _mark(self, node):
+        return ast.copy_location(_expr_stmt("stmt", ast.Constant(node.lineno)), node)
+
+    def _assign_target(self, target, value_expr, out):
+        if isinstance(target, ast.Name):
+            out.append(ast.Assign(targets=[ast.Name(target.id, ast.Store())],
+                                  value=_call("sel", value_expr, ast.Name(target.id, ast.Load()))))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            tmp = self._new("t")
+            out.append(ast.Assign(targets=[ast.Name(tmp, ast.Store())], value=value_expr))
+            for k, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Starred):
+                    self._unsupported(elt, "starred assignment")
+                self._assign_target(elt, ast.Subscript(value=ast.Name(tmp, ast.Load()),
+                                                       slice=ast.Constant(k), ctx=ast.Load()), out)
+        elif isinstance(target, ast.Subscript):
+            out.append(ast.Assign(targets=[target], value=value_expr))
+        elif isinstance(target, ast.Attribute):
+            self._unsupported(target, "assigning to an attribute")
+        else:
+            self._unsupported(target, "this assignment target")
+
+    def visit_Assign(self, node):
+        node.value = self.visit(node.value)
+        targets = [self.visit(t) if isinstance(t, ast.Subscript) else t for t in node.targets]
+        out = [self._mark(node)]
+        if len(targets) == 1:
+            self._assign_target(targets[0], node.value, out)
+        else:
+            tmp = self._new("m")
+            out.append(ast.Assign(targets=[ast.Name(tmp, ast.Store())], value=node.value))
+            for t in targets:
+                self._assign_target(t, ast.Name(tmp, ast.Load()), out)
+        return [ast.copy_location(s, node) for s in out]
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return None
+        return self.visit_Assign(ast.copy_location(
+            ast.Assign(targets=[node.target], value=node.value), node))
+
+    def visit_AugAssign(self, node):
+        node.value = self.visit(node.value)
+        out = [self._mark(node)]
+        target = node.target
+        if isinstance(target, ast.Name):
+            new = ast.BinOp(left=ast.Name(target.id, ast.Load()), op=node.op, right=node.value)
+            self._assign_target(target, new, out)
+        elif isinstance(target, ast.Subscript):
+            target = self.visit(target)
+            arr, idx = self._new("a"), self._new("i")
+            out.append(ast.Assign(targets=[ast.Name(arr, ast.Store())], value=target.value))
+            out.append(ast.Assign(targets=[ast.Name(idx, ast.Store())], value=target.slice))
+            load = ast.Subscript(value=ast.Name(arr, ast.Load()), slice=ast.Name(idx, ast.Load()),
+                                 ctx=ast.Load())
+            store = ast.Subscript(value=ast.Name(arr, ast.Load()), slice=ast.Name(idx, ast.Load()),
+                                  ctx=ast.Store())
+            out.append(ast.Assign(targets=[store],
+                                  value=ast.BinOp(left=load, op=node.op, right=node.value)))
+        else:
+            self._unsupported(target, "this augmented assignment target")
+        return [ast.copy_location(s, node) for s in out]
+
+    def visit_Expr(self, node):
+        node.value = self.visit(node.value)
+        if isinstance(node.value, ast.Constant):  # docstrings and bare constants
+            return None
+        return [self._mark(node), node]
+
+    def visit_Pass(self, node):
+        return None
+
+    def visit_If(self, node):
+        test = self.visit(node.test)
+        body = self._stmts(node.body)
+        orelse = self._stmts(node.orelse) if node.orelse else None
+        out = [self._mark(node), ast.copy_location(_expr_stmt("if_", test), node),
+               ast.copy_location(ast.If(test=_call("then_"), body=body, orelse=[]), node)]
+        if orelse is not None:
+            out.append(ast.copy_location(ast.If(test=_call("else_"), body=orelse, orelse=[]), node))
+        out.append(ast.copy_location(_expr_stmt("endif"), node))
+        return out
+
+    def visit_While(self, node):
+        if node.orelse:
+            self._unsupported(node, "while ... else")
+        test = self.visit(node.test)
+        self.loop_depth += 1
+        body = self._stmts(node.body)
+        self.loop_depth -= 1
+        return [self._mark(node), ast.copy_location(_expr_stmt("loop_enter"), node),
+                ast.copy_location(ast.While(test=_call("loop_test", _lambda(test)), body=body,
+                                            orelse=[]), node),
+                ast.copy_location(_expr_stmt("loop_exit"), node)]
+
+    def visit_For(self, node):
+        if node.orelse:
+            self._unsupported(node, "for ... else")
+        it = self.visit(node.iter)
+        if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and not it.keywords):
+            source = _call("range_", *it.args)
+        else:
+            source = _call("iter_", it)
+        state = self._new("it")
+        self.loop_depth += 1
+        body = self._stmts(node.body)
+        self.loop_depth -= 1
+        assign = []
+        self._assign_target(node.target, ast.Attribute(value=ast.Name(state, ast.Load()),
+                                                       attr="value", ctx=ast.Load()), assign)
+        return [self._mark(node), ast.copy_location(_expr_stmt("loop_enter"), node),
+                ast.copy_location(ast.Assign(targets=[ast.Name(state, ast.Store())], value=source),
+                                  node),
+                ast.copy_location(ast.While(test=_call("loop_next", ast.Name(state, ast.Load())),
+                                            body=assign + body, orelse=[]), node),
+                ast.copy_location(_expr_stmt("loop_exit"), node)]
+
+    def _escape(self, node, call, jump):
+        guard = ast.If(test=_call("none_active"), body=[jump], orelse=[])
+        return [self._mark(node), ast.copy_location(_expr_stmt(call), node),
+                ast.copy_location(guard, node)]
+
+    def visit_Break(self, node):
+        return self._escape(node, "brk", ast.Break())
+
+    def visit_Continue(self, node):
+        return self._escape(node, "cont", ast.Continue())
+
+    def visit_Return(self, node):
+        value = self.visit(node.value) if node.value is not None else ast.Constant(None)
+        ret = ast.Return(value=_call("fn_exit", ast.Name("__frame", ast.Load())))
+        return [self._mark(node), ast.copy_location(_expr_stmt("ret", value), node),
+                ast.copy_location(ast.If(test=_call("none_active"), body=[ret], orelse=[]), node)]
+
+    def visit_Assert(self, node):
+        test = self.visit(node.test)
+        return [self._mark(node), ast.copy_location(_expr_stmt("assert_", test), node)]
+
+    def visit_Raise(self, node):
+        return [self._mark(node), ast.copy_location(_expr_stmt("raise_"), node)]
+
+    def _no(what):
+        def visit(self, node):
+            self._unsupported(node, what)
+        return visit
+
+    visit_With = _no("a with statement")
+    visit_Try = _no("try/except")
+    visit_Global = _no("global")
+    visit_Nonlocal = _no("nonlocal")
+    visit_ClassDef = _no("a class definition")
+    visit_Import = _no("an import inside a kernel")
+    visit_ImportFrom = visit_Import
+    visit_Delete = _no("del")
+    visit_Yield = _no("yield")
+    visit_YieldFrom = visit_Yield
+    visit_Await = _no("await")
+
+    def visit_FunctionDef(self, node):
+        self._unsupported(node, "a function defined inside a kernel")
+
+
+def source_of(fn):
+    """Source text, file name and first line of a Python function."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as exc:
+        raise UnsupportedFeature(
+            f"gpulab cannot read the source of `{getattr(fn, '__name__', fn)}` ({exc}).",
+            hint="define the kernel in a file or a notebook cell, not with exec().") from None
+    return textwrap.dedent("".join(lines)), inspect.getsourcefile(fn) or "<kernel>", first
+
+
+def transform(fn):
+    """Return (code object defining the vectorised function, its name, source lines by number)."""
+    src, filename, first = source_of(fn)
+    tree = ast.parse(src)
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef):
+        raise UnsupportedFeature(f"`{fn.__name__}` is not a plain function definition.")
+    ast.increment_lineno(tree, first - 1)
+    lines = {first + k: text for k, text in enumerate(src.splitlines())}
+    fdef.decorator_list = []
+    args = fdef.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        raise UnsupportedFeature(f"`{fn.__name__}` has *args/**kwargs/keyword-only parameters.",
+                                 filename=filename, line=fdef.lineno, source=lines.get(fdef.lineno))
+    rw = _Rewriter(filename, lines)
+    locals_ = _assigned_names(fdef)
+    body = rw._stmts(fdef.body)
+    prologue = [ast.Assign(targets=[ast.Name("__frame", ast.Store())], value=_call("fn_enter"))]
+    for name in locals_:
+        prologue.append(ast.Assign(targets=[ast.Name(name, ast.Store())],
+                                   value=ast.Name(UNDEF, ast.Load())))
+    epilogue = [ast.Return(value=_call("fn_exit", ast.Name("__frame", ast.Load())))]
+    for stmt in prologue + epilogue:
+        ast.copy_location(stmt, fdef)
+    fdef.body = prologue + body + epilogue
+    fdef.returns = None
+    for a in args.args:
+        a.annotation = None
+    ast.fix_missing_locations(tree)
+    code = compile(tree, filename, "exec")
+    return code, fdef.name, lines
