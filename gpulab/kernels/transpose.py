@@ -8,6 +8,7 @@ from numba import cuda, float32
 
 TILE = 32
 BLOCK_ROWS = 8
+PADDED = TILE + 1   # a module constant: numba needs a literal shape, not an expression
 
 
 def grid_for(shape):
@@ -52,7 +53,7 @@ def transpose_shared(out, a):
 @cuda.jit
 def transpose_padded(out, a):
     """As transpose_shared with a TILE x (TILE+1) tile: a column now spans all 32 banks."""
-    tile = cuda.shared.array((TILE, TILE + 1), float32)
+    tile = cuda.shared.array((TILE, PADDED), float32)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     x = cuda.blockIdx.x * TILE + tx
