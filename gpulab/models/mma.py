@@ -222,7 +222,7 @@ def load_throughput_records(search=("benchmarks/results", "../benchmarks/results
     files = []
     for d in search:
         files += glob.glob(os.path.join(d, "tensor_cores_throughput*.json"))
-    for p in sorted(set(files), key=os.path.getmtime, reverse=True):
+    for p in sorted(set(files)):
         try:
             with open(p) as fh:
                 j = json.load(fh)
@@ -230,6 +230,7 @@ def load_throughput_records(search=("benchmarks/results", "../benchmarks/results
                                          j["method"], j["tflops"], p))
         except (OSError, KeyError, ValueError):
             continue
-    if not any(r.source == ISSUE7_RECORD["source"] for r in recs):
-        recs.append(ThroughputRecord(**ISSUE7_RECORD))
+    recs = [r for r in recs if r.source != ISSUE7_RECORD["source"]]
+    recs.sort(key=lambda r: r.measured_at, reverse=True)      # ISO dates: newest first
+    recs.append(ThroughputRecord(**ISSUE7_RECORD))             # the issue's figures always last
     return recs

@@ -1,0 +1,126 @@
+"""Matmul throughput per precision on the GPU at hand, with torch (chapter 09).
+
+FP32 on the SIMT cores (TF32 disabled), TF32, BF16 and FP16 tensor cores (torch.matmul), and
+FP8 E4M3 (torch._scaled_mm, per-tensor scales, bf16 output). Square sizes 256..8192; each
+timed with CUDA events after warm-up, median of ``REPS``; plus a device-to-device copy for
+the memory bandwidth of the roofline. Writes ``benchmarks/results/tensor_cores_throughput.json``
+(the chapter reads it); without a GPU or torch it says so and exits 0.
+Run: ``python benchmarks/tensor_cores/matmul_throughput.py``
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(os.path.dirname(HERE), "results", "tensor_cores_throughput.json")
+SIZES = [256, 512, 1024, 2048, 4096, 8192]
+REPS = 20
+BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+
+
+def timed(fn, reps=REPS, warmup=5):
+    """Median milliseconds of fn() over reps, timed with CUDA events after a warm-up."""
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def make_op(prec, n):
+    """A zero-argument callable doing one n x n x n matmul in precision ``prec``."""
+    import torch
+
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a32 = torch.randn(n, n, device="cuda", generator=g)
+    b32 = torch.randn(n, n, device="cuda", generator=g)
+    if prec in ("fp32", "tf32"):
+        return lambda: torch.matmul(a32, b32)
+    if prec in ("bf16", "fp16"):
+        dt = torch.bfloat16 if prec == "bf16" else torch.float16
+        a, b = a32.to(dt), b32.to(dt)
+        return lambda: torch.matmul(a, b)
+    if prec == "fp8":
+        f8 = torch.float8_e4m3fn
+        sa = (448.0 / a32.abs().max()).float()
+        sb = (448.0 / b32.abs().max()).float()
+        a = (a32 * sa).to(f8)
+        b = (b32 * sb).to(f8).t().contiguous().t()            # column-major, as _scaled_mm wants
+        inv_a, inv_b = (1 / sa).reshape(()), (1 / sb).reshape(())
+        return lambda: torch._scaled_mm(a, b, scale_a=inv_a, scale_b=inv_b, out_dtype=torch.bfloat16)
+    raise ValueError(prec)
+
+
+def bandwidth_tbs(nbytes=4 << 30):
+    """Device-to-device copy bandwidth (read + write bytes / time), TB/s."""
+    import torch
+
+    src = torch.empty(nbytes // 4, dtype=torch.float32, device="cuda").fill_(1)
+    dst = torch.empty_like(src)
+    ms = timed(lambda: dst.copy_(src), reps=10, warmup=3)
+    return 2 * nbytes / (ms * 1e-3) / 1e12
+
+
+def main() -> int:
+    try:
+        import torch
+    except ImportError:
+        print("torch is not installed: skipping the throughput benchmark")
+        return 0
+    if not torch.cuda.is_available():
+        print("no CUDA GPU here: skipping the throughput benchmark (the chapter shows recorded numbers)")
+        return 0
+    sweep = {}
+    errors = {}
+    for prec in ["fp32", "tf32", "bf16", "fp16", "fp8"]:
+        torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
+        sweep[prec] = {}
+        for n in SIZES:
+            try:
+                op = make_op(prec, n)
+                ms = timed(op)
+                sweep[prec][n] = 2 * n ** 3 / (ms * 1e-3) / 1e12
+            except Exception as e:  # e.g. FP8 unsupported on this GPU / torch
+                errors[f"{prec}@{n}"] = f"{type(e).__name__}: {e}"
+            finally:
+                torch.cuda.empty_cache()
+        print(prec, {n: round(v, 1) for n, v in sweep[prec].items()})
+    torch.backends.cuda.matmul.allow_tf32 = False
+    bw = bandwidth_tbs()
+    big = max(SIZES)
+    res = dict(
+        source="measured with benchmarks/tensor_cores/matmul_throughput.py",
+        device=torch.cuda.get_device_name(),
+        measured_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        method=(f"torch {torch.__version__} matmul (fp8: torch._scaled_mm e4m3, bf16 out), square "
+                f"n x n x n, CUDA events, median of {REPS} after warm-up; 'tflops' is n = {big}"),
+        tflops={p: round(v[big], 1) for p, v in sweep.items() if big in v},
+        sweep_tflops={p: {str(n): round(t, 2) for n, t in v.items()} for p, v in sweep.items()},
+        bytes_per_element=BYTES,
+        copy_bandwidth_tbs=round(bw, 3),
+        errors=errors,
+        python=platform.python_version(),
+    )
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as fh:
+        json.dump(res, fh, indent=2)
+    print(json.dumps(res, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
