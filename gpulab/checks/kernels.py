@@ -1,0 +1,101 @@
+"""Generic kernel check: run a reader's kernel on gpulab's simulator, compare outputs, report why.
+
+Any chapter can build a list of :class:`Case` (launch shape, arguments, expected outputs) and call
+:func:`run_cases`. The simulator raises on out-of-bounds indices, divergent barriers and races,
+so "no out-of-bounds access" is checked by the run itself; optional thresholds check counters
+(warp execution efficiency) the simulator measures.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["CheckResult", "Case", "run_cases", "first_mismatch"]
+
+
+@dataclass
+class CheckResult:
+    """Outcome of a self-check: passed or not, and a message that says why."""
+
+    passed: bool
+    message: str
+
+    def __bool__(self):
+        return self.passed
+
+    def __repr__(self):
+        return ("✅ " if self.passed else "❌ ") + self.message
+
+
+@dataclass
+class Case:
+    """One launch: ``kernel[grid, block](*args)``; ``expected`` maps argument index -> array."""
+
+    name: str
+    grid: object
+    block: object
+    args: tuple
+    expected: dict = field(default_factory=dict)
+
+
+def first_mismatch(got: np.ndarray, want: np.ndarray, rtol: float, atol: float):
+    """(index, got, want, number wrong) of the first differing element, or None if all match."""
+    bad = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=False)
+    if not bad.any():
+        return None
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    return idx, got[idx], want[idx], int(bad.sum())
+
+
+def run_cases(kernel, cases, *, backend: str = "sim", rtol: float = 1e-5, atol: float = 1e-6,
+              min_efficiency: float | None = None, arg_names=None, hint_oob: str | None = None):
+    """Run every case; return ``(CheckResult, reports)``.
+
+    Fails with the case name and the reason: the simulator stopped the kernel (its message names
+    the line and threads), an output element differs (which, expected, got; NaN = never written),
+    or the warp execution efficiency is below ``min_efficiency``.
+    """
+    import gpulab
+    from gpulab.errors import KernelError, OutOfBounds
+
+    reps = []
+    effs = []
+    for case in cases:
+        args = tuple(copy.deepcopy(a) if isinstance(a, np.ndarray) else a for a in case.args)
+        try:
+            rep = gpulab.launch(kernel, case.grid, case.block, *args, backend=backend)
+        except OutOfBounds as e:
+            hint = hint_oob or ("threads whose index falls outside the data must not touch it: "
+                                "guard the edges")
+            return CheckResult(False, f"{case.name}: out-of-bounds access, {hint}.\n{e}"), reps
+        except KernelError as e:
+            return CheckResult(False, f"{case.name}: the simulator stopped your kernel.\n{e}"), reps
+        except Exception as e:                     # the reader's code or the launch itself
+            return CheckResult(False, f"{case.name}: {type(e).__name__}: {e}"), reps
+        reps.append(rep)
+        for pos, want in case.expected.items():
+            got = args[pos]
+            name = arg_names[pos] if arg_names else f"argument {pos}"
+            if got.shape != want.shape:
+                return CheckResult(False, f"{case.name}: {name} has shape {got.shape}, "
+                                          f"expected {want.shape}"), reps
+            mm = first_mismatch(got, want, rtol, atol)
+            if mm:
+                idx, g, w, n = mm
+                where = ", ".join(map(str, idx))
+                extra = " (never written: no thread stored it)" if np.isnan(g) else ""
+                return CheckResult(False, f"{case.name}: {name}[{where}] = {g:g}, expected {w:g}"
+                                          f"{extra}; {n} of {want.size} elements wrong"), reps
+        if min_efficiency is not None and backend == "sim":
+            eff = float(rep.warp_efficiency)
+            effs.append(eff)
+            if eff < min_efficiency:
+                return CheckResult(False, f"{case.name}: output correct, but warp execution "
+                                          f"efficiency is {eff:.3f} < {min_efficiency}: "
+                                          f"lanes of a warp still take different paths"), reps
+    msg = f"correct output on {len(reps)} case(s) ({', '.join(c.name for c in cases)})"
+    if effs:
+        msg += f", warp execution efficiency >= {min(effs):.3f}"
+    return CheckResult(True, msg + ", no out-of-bounds access"), reps
