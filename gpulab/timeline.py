@@ -66,7 +66,7 @@ class Timeline:
         if self.backend == "gpu":
             from numba import cuda
             cuda.synchronize()
-            self._ref = cuda.event(timing=True)
+            self._ref = cuda.event()
             self._ref.record()
             self._ref.synchronize()
             self._t_ref = self.clock() - self._t0
@@ -107,7 +107,7 @@ class Timeline:
         name = name or getattr(kernel, "__name__", None) or getattr(getattr(kernel, "py_func", None), "__name__", "kernel")
         if self.backend == "gpu":
             from numba import cuda
-            start_evt, end_evt = cuda.event(timing=True), cuda.event(timing=True)
+            start_evt, end_evt = cuda.event(), cuda.event()
             t = self.now()
             start_evt.record()
             kernel[grid, block](*args)
@@ -132,8 +132,8 @@ class Timeline:
             from numba import cuda
             cuda.synchronize()
             for name, s, e in self._pending:
-                start = self._t_ref + cuda.event_elapsed_time(self._ref, s) / 1e3
-                end = self._t_ref + cuda.event_elapsed_time(self._ref, e) / 1e3
+                start = self._t_ref + self._ref.elapsed_time(s) / 1e3
+                end = self._t_ref + self._ref.elapsed_time(e) / 1e3
                 self.add("kernel", name, start, end)
             self._pending.clear()
         return self

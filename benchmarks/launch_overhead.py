@@ -1,0 +1,281 @@
+"""Launch overhead as the serial part (chapter 10); writes benchmarks/results/launch_overhead.json.
+
+Measures on a GPU, after a warm-up, median of repeats:
+  * numba: host-side time per asynchronous launch of a tiny kernel (1 block of 32 threads), the
+    GPU-side time per launch when thousands are queued back to back (CUDA events), and one
+    tiny kernel alone;
+  * torch (if installed): host-side time per small in-place op (x.add_(1) on 32 floats), same way;
+  * many tiny kernels against one fused kernel: a chain of K element-wise updates y = a*y + b on
+    n floats, as K launches and as one launch that loops K times, for several n (numba, and
+    torch as K separate ops);
+  * a pipeline timeline: host numpy work, a host-to-device copy and a kernel per step, recorded
+    with gpulab.timeline (perf_counter on the host, CUDA events for the kernels), serial and with
+    the host work of step k+1 overlapping the kernel of step k.
+Without a GPU it prints SKIP and exits 0 without touching the results file.
+
+Run from the repository root:  python benchmarks/launch_overhead.py     (about a minute)
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+OUT = os.path.join(HERE, "results", "launch_overhead.json")
+
+N_LAUNCH = 5000
+REPEATS = 7
+CHAIN_K = 64
+CHAIN_N = [1 << 10, 1 << 14, 1 << 18, 1 << 22, 1 << 24]
+PIPE_N = 1 << 22          # floats per pipeline step
+PIPE_ITERS = 400          # loop iterations per element in the pipeline's kernel
+
+
+def gpu_present() -> bool:
+    try:
+        return cuda.is_available() and len(cuda.gpus) > 0
+    except Exception:  # noqa: BLE001 - no driver, no numba-cuda
+        return False
+
+
+def environment() -> dict:
+    from numba import cuda
+    import numba
+    name = getattr(cuda.get_current_device(), "name", "unknown")
+    env = {"device": name.decode() if isinstance(name, bytes) else str(name),
+           "numba": numba.__version__, "numpy": np.__version__, "python": platform.python_version(),
+           "host": platform.node(), "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    try:
+        import numba_cuda
+        env["numba_cuda"] = numba_cuda.__version__
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        import torch
+        env["torch"] = torch.__version__
+    except Exception:  # noqa: BLE001
+        env["torch"] = None
+    return env
+
+
+from numba import cuda  # noqa: E402  (module-global, so Numba's simulator can smoke-test this file)
+
+
+def kernels():
+    @cuda.jit
+    def tiny(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] += 1.0
+
+    @cuda.jit
+    def axpb(y, a, b):
+        i = cuda.grid(1)
+        if i < y.size:
+            y[i] = a * y[i] + b
+
+    @cuda.jit
+    def axpb_fused(y, a, b, k):
+        i = cuda.grid(1)
+        if i < y.size:
+            v = y[i]
+            for _ in range(k):
+                v = a * v + b
+            y[i] = v
+
+    @cuda.jit
+    def work(y, iters):
+        i = cuda.grid(1)
+        if i < y.size:
+            v = y[i]
+            for _ in range(iters):
+                v = v * 0.999 + 0.001
+            y[i] = v
+
+    return tiny, axpb, axpb_fused, work
+
+
+def launch_rate(launch_once, sync, event_factory, n=N_LAUNCH):
+    """Host seconds per enqueue, wall seconds per launch incl. the final sync, GPU seconds per
+    launch between the first and last event (median of REPEATS)."""
+    for _ in range(200):
+        launch_once()
+    sync()
+    host, wall, gpu = [], [], []
+    for _ in range(REPEATS):
+        e0, e1 = event_factory()
+        sync()
+        t0 = time.perf_counter()
+        e0()
+        for _ in range(n):
+            launch_once()
+        e1()
+        t1 = time.perf_counter()
+        sync()
+        t2 = time.perf_counter()
+        host.append((t1 - t0) / n)
+        wall.append((t2 - t0) / n)
+        gpu.append(e1.elapsed() / n)
+    return {"host_s_per_launch": float(np.median(host)), "wall_s_per_launch": float(np.median(wall)),
+            "gpu_s_per_launch": float(np.median(gpu)), "launches": n, "repeats": REPEATS}
+
+
+def numba_events():
+    a, b = cuda.event(), cuda.event()
+
+    class E:
+        def __init__(self, e, other=None):
+            self.e, self.other = e, other
+
+        def __call__(self):
+            self.e.record()
+
+        def elapsed(self):
+            return a.elapsed_time(b) / 1e3
+    return E(a), E(b)
+
+
+def torch_events():
+    import torch
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    class E:
+        def __init__(self, e):
+            self.e = e
+
+        def __call__(self):
+            self.e.record()
+
+        def elapsed(self):
+            return a.elapsed_time(b) / 1e3
+    return E(a), E(b)
+
+
+def median_time(fn, sync, reps=REPEATS):
+    fn()
+    sync()
+    ts = []
+    for _ in range(reps):
+        sync()
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+
+def main() -> int:
+    if not gpu_present():
+        print("SKIP: no CUDA GPU visible to numba; results file left untouched")
+        return 0
+    from numba import cuda
+    from gpulab.timeline import Timeline
+
+    tiny, axpb, axpb_fused, work = kernels()
+    res = {"env": environment(), "what": __doc__.strip().splitlines()[0]}
+
+    # ---- 1. numba launch overhead --------------------------------------------------------
+    d = cuda.to_device(np.zeros(32, np.float32))
+    res["numba_tiny"] = launch_rate(lambda: tiny[1, 32](d), cuda.synchronize, numba_events)
+    s, e = cuda.event(), cuda.event()
+    single = []
+    for _ in range(50):
+        cuda.synchronize()
+        s.record(); tiny[1, 32](d); e.record(); e.synchronize()
+        single.append(s.elapsed_time(e) / 1e3)
+    res["numba_tiny"]["gpu_s_single_isolated"] = float(np.median(single))
+    print("numba tiny launch:", {k: v for k, v in res["numba_tiny"].items()})
+
+    # ---- 2. torch small-op overhead ------------------------------------------------------
+    try:
+        import torch
+        have_torch = torch.cuda.is_available()
+    except Exception:  # noqa: BLE001
+        have_torch = False
+    if have_torch:
+        x = torch.zeros(32, device="cuda")
+        res["torch_add_"] = launch_rate(lambda: x.add_(1.0), torch.cuda.synchronize, torch_events)
+        print("torch x.add_(1):", res["torch_add_"])
+    else:
+        res["torch_add_"] = None
+        print("torch not available: torch rows skipped")
+
+    # ---- 3. K tiny kernels against one fused kernel --------------------------------------
+    chain = []
+    for n in CHAIN_N:
+        y = cuda.to_device(np.ones(n, np.float32))
+        blocks = (n + 255) // 256
+        a, b = np.float32(0.999), np.float32(0.001)
+
+        def unfused():
+            for _ in range(CHAIN_K):
+                axpb[blocks, 256](y, a, b)
+
+        def fused():
+            axpb_fused[blocks, 256](y, a, b, CHAIN_K)
+
+        row = {"n": n, "k": CHAIN_K,
+               "numba_unfused_s": median_time(unfused, cuda.synchronize),
+               "numba_fused_s": median_time(fused, cuda.synchronize)}
+        if have_torch:
+            ty = torch.ones(n, device="cuda")
+
+            def t_unfused():
+                for _ in range(CHAIN_K):
+                    ty.mul_(0.999).add_(0.001)
+            row["torch_unfused_s"] = median_time(t_unfused, torch.cuda.synchronize)
+            row["torch_ops"] = 2 * CHAIN_K
+        chain.append(row)
+        print("chain", row)
+    res["chain"] = chain
+
+    # ---- 4. a pipeline timeline: host work + copy + kernel per step ----------------------
+    rng = np.random.default_rng(0)
+    n = PIPE_N
+    dy = cuda.device_array(n, np.float32)
+    blocks = (n + 255) // 256
+    work[blocks, 256](dy, 8)
+    cuda.synchronize()
+
+    def host_work(step):
+        v = rng.standard_normal(n // 4).astype(np.float32)
+        v.sort()
+        return np.repeat(v, 4)
+
+    timelines = {}
+    for mode in ("serial", "overlapped"):
+        tl = Timeline(backend="gpu")
+        with tl.host("prepare 0"):
+            batch = host_work(0)
+        for step in range(6):
+            with tl.host(f"copy {step}"):
+                dy.copy_to_device(batch)          # synchronous copy from pageable memory
+            tl.launch(work, blocks, 256, dy, PIPE_ITERS, name=f"kernel {step}")
+            if mode == "serial":
+                with tl.host(f"wait {step}"):
+                    cuda.synchronize()            # e.g. a .item() or a print of a result
+            with tl.host(f"prepare {step + 1}"):
+                batch = host_work(step + 1)
+        tl.finish()
+        timelines[mode] = {"intervals": [dataclasses.asdict(i) for i in tl.intervals],
+                           "summary": tl.summary()}
+        print("timeline", mode, tl.summary())
+    res["timelines"] = timelines
+
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as fh:
+        json.dump(res, fh, indent=1)
+    print("wrote", OUT)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
