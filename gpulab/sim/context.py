@@ -414,6 +414,31 @@ class Context:
         lp.brk = self.mask if lp.brk is None else (lp.brk | self.mask)
         self._set(np.zeros_like(self.mask), False)
 
+    def brk_done(self):
+        """True when no lane is left in the loop: the Python loop itself can stop."""
+        lp = self.loops[-1]
+        left = lp.live & ~lp.brk
+        fr = self.fns[-1]
+        if fr.ret is not None:
+            left &= ~fr.ret
+        return not left.any()
+
+    def cont_done(self):
+        """True when no lane is left in this iteration: the Python loop can move on."""
+        lp = self.loops[-1]
+        left = lp.live & ~lp.cont
+        if lp.brk is not None:
+            left &= ~lp.brk
+        fr = self.fns[-1]
+        if fr.ret is not None:
+            left &= ~fr.ret
+        return not left.any()
+
+    def ret_done(self):
+        """True when every lane that entered the function has returned."""
+        fr = self.fns[-1]
+        return not (fr.saved & ~fr.ret).any()
+
     def cont(self):
         lp = self.loops[-1]
         lp.cont = self.mask if lp.cont is None else (lp.cont | self.mask)

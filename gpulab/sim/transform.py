@@ -236,7 +236,7 @@ class _Rewriter(ast.NodeTransformer):
                 ast.copy_location(_expr_stmt("loop_exit"), node)]
 
     def _escape(self, node, call, jump):
-        guard = ast.If(test=_call("none_active"), body=[jump], orelse=[])
+        guard = ast.If(test=_call(call + "_done"), body=[jump], orelse=[])
         return [self._mark(node), ast.copy_location(_expr_stmt(call), node),
                 ast.copy_location(guard, node)]
 
@@ -250,7 +250,7 @@ class _Rewriter(ast.NodeTransformer):
         value = self.visit(node.value) if node.value is not None else ast.Constant(None)
         ret = ast.Return(value=_call("fn_exit", ast.Name("__frame", ast.Load())))
         return [self._mark(node), ast.copy_location(_expr_stmt("ret", value), node),
-                ast.copy_location(ast.If(test=_call("none_active"), body=[ret], orelse=[]), node)]
+                ast.copy_location(ast.If(test=_call("ret_done"), body=[ret], orelse=[]), node)]
 
     def visit_Assert(self, node):
         test = self.visit(node.test)
