@@ -158,3 +158,79 @@ def plot_bandwidth_vs_stride(strides, gbps, copy_gbps=None, ax=None, label=None)
     ax.set_ylabel("effective bandwidth (GB/s)")
     ax.legend()
     return ax
+
+
+def load_benchmark(name):
+    """The JSON a benchmarks/ script wrote (``name`` without .json), or None if this copy has none.
+
+    Looked up in $GPULAB_RESULTS, then benchmarks/results/ of the source tree gpulab runs from.
+    """
+    import json
+    import os
+    from pathlib import Path
+
+    roots = [os.environ.get("GPULAB_RESULTS"),
+             Path(__file__).resolve().parents[2] / "benchmarks" / "results",
+             Path.cwd().parent / "benchmarks" / "results", Path.cwd() / "benchmarks" / "results"]
+    for root in roots:
+        if root and (Path(root) / f"{name}.json").is_file():
+            return json.loads((Path(root) / f"{name}.json").read_text())
+    return None
+
+
+def measured_label(res):
+    """'GPU, date' line from a benchmark JSON's environment block."""
+    env = res.get("environment", {})
+    return f"measured on {env.get('gpu', '?')} on {env.get('when_utc', '?')[:10]} (benchmarks/)"
+
+
+SCOPES = [  # (execution scope, memory, who sees it, where it lives)
+    ("thread", "registers", "one thread", "register file in the SM"),
+    ("block (on one SM)", "shared memory / L1", "the threads of one block", "SRAM in the SM"),
+    ("grid (all SMs)", "L2 cache", "every thread of every block", "on the die, shared by all SMs"),
+    ("grid and the host", "global memory (HBM)", "every thread, every launch, the CPU by copies",
+     "DRAM stacks beside the die"),
+]
+
+
+def plot_scope_map(ax=None):
+    """The execution hierarchy beside the memory hierarchy, joined at the scope that sees each memory."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 3.6))
+    n = len(SCOPES)
+    for i, (ex, mem, who, where) in enumerate(SCOPES):
+        y = n - 1 - i
+        shade = 0.25 + 0.6 * i / (n - 1)
+        ax.add_patch(Rectangle((0, y + 0.1), 3, 0.8, facecolor=plt.cm.Blues(shade), edgecolor="black"))
+        ax.text(1.5, y + 0.5, ex, ha="center", va="center", fontsize=9,
+                color="white" if shade > 0.6 else "black")
+        ax.add_patch(Rectangle((5, y + 0.1), 3.4, 0.8, facecolor=plt.cm.Oranges(shade), edgecolor="black"))
+        ax.text(6.7, y + 0.5, mem, ha="center", va="center", fontsize=9,
+                color="white" if shade > 0.6 else "black")
+        ax.annotate("", xy=(5, y + 0.5), xytext=(3, y + 0.5), arrowprops=dict(arrowstyle="<->"))
+        ax.text(8.6, y + 0.5, f"seen by {who}\n{where}", va="center", fontsize=7.5)
+    ax.text(1.5, n + 0.1, "execution scope", ha="center", fontweight="bold")
+    ax.text(6.7, n + 0.1, "memory it shares", ha="center", fontweight="bold")
+    ax.annotate("", xy=(-0.4, 0.1), xytext=(-0.4, n - 0.1), arrowprops=dict(arrowstyle="->"))
+    ax.text(-0.6, n / 2, "wider scope: farther, slower, larger", rotation=90, ha="right", va="center",
+            fontsize=8)
+    ax.set_xlim(-1.2, 13)
+    ax.set_ylim(0, n + 0.4)
+    ax.set_axis_off()
+    return ax
+
+
+def plot_latency(res, ax=None):
+    """Pointer-chase latency against working-set size from benchmarks/results/latency.json."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 3.5))
+    rows = res["global"]
+    x = [r["working_set_bytes"] for r in rows]
+    ax.plot(x, [r["cycles_at_max_clock"] for r in rows], "o-", label="global loads (pointer chase)")
+    ax.axhline(res["shared"]["cycles_at_max_clock"], color="C2", ls="--", label="shared memory")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("working set (bytes)")
+    ax.set_ylabel("cycles per dependent load")
+    ax.set_title(measured_label(res), fontsize=9)
+    ax.legend()
+    return ax
