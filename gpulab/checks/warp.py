@@ -68,14 +68,15 @@ def _run_cases(kernel, reference, what, backend, seed, out_len):
     reps = []
     for n, block in _cases(seed):
         x = rng.integers(-9, 10, n).astype(np.float32)       # small integers: sums are exact
-        out = np.full(out_len(n), np.nan, dtype=np.float32)
+        grid = max(1, math.ceil(n / block))
+        out = np.full(out_len(n, grid * block), np.nan, dtype=np.float32)
         try:
             rep = _launch(kernel, n, block, x, out, backend)
         except KernelError as e:
             return CheckResult(False, f"n={n}, block={block}: the simulator stopped your kernel.\n{e}"), reps
         except Exception as e:  # an ordinary error from the reader's code or the launch
             return CheckResult(False, f"n={n}, block={block}: {type(e).__name__}: {e}"), reps
-        want = reference(x)
+        want = reference(x, out.size)
         bad = np.flatnonzero(~np.isclose(out, want))
         if bad.size:
             k = int(bad[0])
@@ -100,16 +101,17 @@ def _run_cases(kernel, reference, what, backend, seed, out_len):
     return CheckResult(True, f"correct for n = {sizes}, with 0 barriers and no shared memory"), reps
 
 
-def warp_sums_reference(x: np.ndarray) -> np.ndarray:
-    """Sum of every 32-element segment of x (the last one may be shorter)."""
+def warp_sums_reference(x: np.ndarray, nwarps: int | None = None) -> np.ndarray:
+    """Sum of every 32-element segment of x, for ``nwarps`` warps (warps past the end sum zeros)."""
     n = x.shape[0]
-    pad = np.zeros(math.ceil(n / WARP) * WARP, dtype=np.float64)
+    nwarps = math.ceil(n / WARP) if nwarps is None else nwarps
+    pad = np.zeros(max(nwarps, math.ceil(n / WARP)) * WARP, dtype=np.float64)
     pad[:n] = x
-    return pad.reshape(-1, WARP).sum(axis=1)
+    return pad.reshape(-1, WARP).sum(axis=1)[:nwarps]
 
 
-def warp_scan_reference(x: np.ndarray, inclusive: bool = True) -> np.ndarray:
-    """Prefix sums restarting at every 32-element segment."""
+def warp_scan_reference(x: np.ndarray, size: int | None = None, inclusive: bool = True) -> np.ndarray:
+    """Prefix sums of x restarting at every 32-element segment (``size`` is ignored: len(x))."""
     n = x.shape[0]
     pad = np.zeros(math.ceil(n / WARP) * WARP, dtype=np.float64)
     pad[:n] = x
@@ -120,16 +122,19 @@ def warp_scan_reference(x: np.ndarray, inclusive: bool = True) -> np.ndarray:
 
 
 def check_warp_reduce(kernel, backend: str = "sim", seed: int = 8) -> CheckResult:
-    """Grade a kernel ``(x, out)`` that writes each warp's 32-element sum to ``out[warp]``."""
+    """Grade a kernel ``(x, out)`` that writes each warp's 32-element sum to ``out[warp]``.
+
+    ``out`` has one slot per warp of the grid; warps past the end of ``x`` sum zeros.
+    """
     res, _ = _run_cases(kernel, warp_sums_reference, "warp sum", backend, seed,
-                        lambda n: math.ceil(n / WARP))
+                        lambda n, threads: threads // WARP)
     return res
 
 
 def check_warp_scan(kernel, backend: str = "sim", seed: int = 9) -> CheckResult:
     """Grade a kernel ``(x, out)`` that writes inclusive prefix sums within each warp to ``out``."""
     res, _ = _run_cases(kernel, warp_scan_reference, "inclusive warp scan", backend, seed,
-                        lambda n: n)
+                        lambda n, threads: n)
     if not res.passed and "wrong at" in res.message:
         res.message += " (inclusive: out[i] includes x[i] itself)"
     return res
@@ -152,9 +157,9 @@ def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
         return CheckResult(False, f"offsets must be 1 to 8 numbers between 0 and 31, got {offsets}")
     good = lanes_with_total(steps_from_rule(kind, offsets))
     if len(good) != WARP:
-        which = f"only lanes {good}" if good else "no lane"
-        return CheckResult(False, f"with shfl_{kind} and offsets {offsets}, {which} end with the "
-                                  f"warp total (each input counted exactly once)")
+        which = f"only lane(s) {good} hold" if good else "no lane holds"
+        return CheckResult(False, f"with shfl_{kind} and offsets {offsets}, {which} the warp "
+                                  f"total (each input counted exactly once) at the end")
     out = run_shuffle_loop(kind, offsets, backend=backend)
     if not np.all(out == out[0]):
         return CheckResult(False, f"the CUDA rules say every lane has the total, but the run gave {out}")

@@ -71,7 +71,10 @@ def steps_from_report(rep, lines=None) -> list[ShuffleStep]:
             continue
         kind = str(_get(op, "kind"))
         src = np.asarray(_get(op, "src_lane", "src", "source", "sources"), dtype=int)
-        mask = int(_get(op, "mask", "active_mask", "active"))
+        mask = _get(op, "mask", "active_mask", "active")
+        if np.ndim(mask):                      # one bool per lane -> 32-bit mask
+            mask = int(sum(1 << k for k, a in enumerate(np.asarray(mask)) if a))
+        mask = int(mask)
         label = kind.replace("shfl_", "").replace("_sync", "")
         steps.append(ShuffleStep(f"{label} (line {line})", src, mask, kind=label, line=line))
     return steps

@@ -1,0 +1,442 @@
+"""Tests for chapter 08: warp kernels on the simulator, the seed's bugs, the shuffle model and plot,
+the exercise checks (they must fail wrong kernels, with the reason) and the widget."""
+import math
+import os
+import types
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from numba import cuda, float32
+
+os.environ.setdefault("GPULAB_QUIET", "1")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import gpulab  # noqa: E402
+from gpulab import errors  # noqa: E402
+from gpulab.checks import warp as cw  # noqa: E402
+from gpulab.kernels import warp as wk  # noqa: E402
+from gpulab.plots import shuffle as sh  # noqa: E402
+
+FULL = 0xFFFFFFFF
+
+
+def sim(kernel, grid, block, *args):
+    return gpulab.launch(kernel, grid, block, *args, backend="sim")
+
+
+def ints(rng, n):
+    """Small integers as float32: every sum below is exact, so comparisons can be exact."""
+    return rng.integers(-9, 10, n).astype(np.float32)
+
+
+# ---- the shuffle rule and the coefficient model ---------------------------------------------
+
+@given(st.integers(0, 31))
+def test_xor_is_an_involution_and_a_permutation(m):
+    src = sh.shuffle_sources("xor", m)
+    assert sorted(src) == list(range(32))
+    assert np.array_equal(src[src], np.arange(32))
+
+
+@given(st.integers(1, 31))
+def test_up_and_down_read_their_own_value_out_of_range(d):
+    up, down = sh.shuffle_sources("up", d), sh.shuffle_sources("down", d)
+    lane = np.arange(32)
+    assert np.array_equal(up[lane >= d], lane[lane >= d] - d)
+    assert np.array_equal(up[lane < d], lane[lane < d])
+    assert np.array_equal(down[lane < 32 - d], lane[lane < 32 - d] + d)
+    assert np.array_equal(down[lane >= 32 - d], lane[lane >= 32 - d])
+
+
+def test_width_splits_the_warp_into_segments():
+    src = sh.shuffle_sources("idx", 3, width=8)
+    assert np.array_equal(src, (np.arange(32) // 8) * 8 + 3)
+
+
+@given(st.permutations([16, 8, 4, 2, 1]))
+def test_butterfly_gives_every_lane_the_total_in_any_order(order):
+    assert sh.lanes_with_total(sh.steps_from_rule("xor", order)) == list(range(32))
+
+
+@given(st.permutations([16, 8, 4, 2, 1]))
+def test_shfl_down_gives_only_lane_0_the_total(order):
+    assert sh.lanes_with_total(sh.steps_from_rule("down", order)) == [0]
+
+
+def test_a_repeated_offset_double_counts():
+    assert sh.lanes_with_total(sh.steps_from_rule("xor", [16, 8, 4, 2, 1, 1])) == []
+    assert sh.lanes_with_total(sh.steps_from_rule("xor", [16, 8, 4, 2])) == []
+
+
+def test_scan_coefficients_are_the_lower_triangle():
+    c = sh.coefficients(sh.steps_from_rule("up", [1, 2, 4, 8, 16]), combine="scan")[-1]
+    assert np.array_equal(c, np.tril(np.ones((32, 32), dtype=int)))
+
+
+def test_inactive_lanes_keep_their_value():
+    step = sh.ShuffleStep("down 1", sh.shuffle_sources("down", 1), mask=0x0000FFFF)
+    c = sh.coefficients([step])[-1]
+    assert np.array_equal(c[16:], np.eye(32, dtype=int)[16:])
+    assert c[0, 1] == 1
+
+
+# ---- the kernels, on the simulator ----------------------------------------------------------
+
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(1, 700), block=st.sampled_from([32, 64, 96, 128, 256]), seed=st.integers(0, 99))
+def test_warp_reductions_match_numpy(n, block, seed):
+    rng = np.random.default_rng(seed)
+    x = ints(rng, n)
+    grid = math.ceil(n / block)
+    out = np.full(grid * block // 32, np.nan, np.float32)
+    rep = sim(wk.warp_sum_down, grid, block, x, out)
+    assert np.array_equal(out, cw.warp_sums_reference(x, out.size))
+    assert rep.barriers == 0
+    allsum = np.full(n, np.nan, np.float32)
+    sim(wk.warp_allsum_xor, grid, block, x, allsum)
+    assert np.array_equal(allsum, np.repeat(cw.warp_sums_reference(x), 32)[:n])
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(1, 900), block=st.sampled_from([32, 64, 128, 256, 512]), seed=st.integers(0, 99))
+def test_block_sums_tree_and_shuffle_agree_with_numpy(n, block, seed):
+    rng = np.random.default_rng(seed)
+    x = ints(rng, n)
+    grid = math.ceil(n / block)
+    want = np.zeros(grid * block)
+    want[:n] = x
+    want = want.reshape(grid, block).sum(axis=1)
+    for kern in (wk.block_sum_tree, wk.block_sum_shfl):
+        out = np.full(grid, np.nan, np.float32)
+        sim(kern, grid, block, x, out)
+        assert np.array_equal(out, want), kern
+
+
+def test_shuffle_block_sum_works_for_block_sizes_that_are_not_powers_of_two():
+    x = ints(np.random.default_rng(1), 3 * 96)
+    out = np.zeros(3, np.float32)
+    sim(wk.block_sum_shfl, 3, 96, x, out)
+    assert np.array_equal(out, x.reshape(3, 96).sum(axis=1))
+
+
+@pytest.mark.parametrize("block,tree_barriers", [(256, 9), (1024, 11), (64, 7)])
+def test_barrier_counts(block, tree_barriers):
+    """Tree: one after the load plus one per halving; shuffles: one, whatever the block size."""
+    x = np.ones(block, np.float32)
+    out = np.zeros(1, np.float32)
+    assert sim(wk.block_sum_tree, 1, block, x, out).barriers == tree_barriers
+    assert out[0] == block
+    assert sim(wk.block_sum_shfl, 1, block, x, out).barriers == 1
+    assert out[0] == block
+
+
+def test_shuffles_cut_shared_memory_traffic():
+    x = np.ones(256, np.float32)
+    out = np.zeros(1, np.float32)
+    tree = sim(wk.block_sum_tree, 1, 256, x, out)
+    shfl = sim(wk.block_sum_shfl, 1, 256, x, out)
+    # tree: 8 warps store, then 12 warp-steps of (2 loads + 1 store), then thread 0 loads s[0]
+    assert cw.shared_accesses(tree) == (8 + 12) + (24 + 1)
+    # shuffles: lane 0 of each of the 8 warps stores once, warp 0 loads once
+    assert shfl.metrics[cw.SHARED_ST] == 8 and shfl.metrics[cw.SHARED_LD] == 1
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(1, 700), block=st.sampled_from([32, 64, 128, 256]), seed=st.integers(0, 99))
+def test_warp_scans_match_numpy(n, block, seed):
+    rng = np.random.default_rng(seed)
+    x = ints(rng, n)
+    grid = math.ceil(n / block)
+    for inclusive in (1, 0):
+        out = np.full(n, np.nan, np.float32)
+        rep = sim(wk.warp_scan_kernel, grid, block, x, out, inclusive)
+        assert np.array_equal(out, cw.warp_scan_reference(x, inclusive=bool(inclusive)))
+        assert rep.barriers == 0
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(1, 900), block=st.sampled_from([32, 64, 96, 128, 256, 512]), seed=st.integers(0, 99))
+def test_block_scan_matches_numpy_with_two_barriers(n, block, seed):
+    rng = np.random.default_rng(seed)
+    x = ints(rng, n)
+    grid = math.ceil(n / block)
+    out = np.full(n, np.nan, np.float32)
+    rep = sim(wk.block_scan, grid, block, x, out)
+    want = np.concatenate([np.cumsum(x[b:b + block]) for b in range(0, n, block)])
+    assert np.array_equal(out, want)
+    assert rep.barriers == 2
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(1, 900), block=st.sampled_from([32, 64, 128, 256]), seed=st.integers(0, 99))
+def test_compaction_keeps_exactly_the_positive_values(n, block, seed):
+    rng = np.random.default_rng(seed)
+    x = ints(rng, n)
+    out = np.full(n, np.nan, np.float32)
+    count = np.zeros(1, np.int32)
+    sim(wk.compact_positive, math.ceil(n / block), block, x, out, count)
+    k = int(count[0])
+    assert k == int((x > 0).sum())
+    assert np.array_equal(np.sort(out[:k]), np.sort(x[x > 0]))
+    assert np.isnan(out[k:]).all()
+
+
+def test_compaction_keeps_order_inside_a_warp():
+    x = np.arange(-16, 16, dtype=np.float32)[::-1].copy()
+    out = np.zeros(32, np.float32)
+    count = np.zeros(1, np.int32)
+    sim(wk.compact_positive, 1, 32, x, out, count)
+    assert np.array_equal(out[:count[0]], x[x > 0])
+
+
+@pytest.mark.parametrize("grid,block", [(1, 32), (3, 128), (8, 256)])
+def test_device_sum_streams_any_length(grid, block):
+    rng = np.random.default_rng(grid)
+    x = rng.random(5003).astype(np.float32)
+    out = np.zeros(1, np.float32)
+    sim(wk.device_sum, grid, block, x, out)
+    assert out[0] == pytest.approx(x.astype(np.float64).sum(), rel=1e-5)
+    pairs = np.zeros(1, np.float32)
+    xe = x[:5002]
+    sim(wk.device_sum_pairs, grid, block, xe.view(np.complex64), pairs)
+    assert pairs[0] == pytest.approx(xe.astype(np.float64).sum(), rel=1e-5)
+
+
+# ---- seed 000's bugs, caught -----------------------------------------------------------------
+
+def test_seed_reduction_barrier_inside_first_lane_branch_is_caught():
+    x = np.ones(256, np.float32)
+    with pytest.raises(errors.BarrierDivergence) as e:
+        sim(wk.seed_reduce_as_written, 1, 256, x, np.zeros(1, np.float32))
+    assert "syncthreads" in str(e.value)
+
+
+def test_seed_reduction_second_bug_single_lane_wave_sum_is_caught():
+    x = np.ones(256, np.float32)
+    with pytest.raises(errors.WarpMaskError):
+        sim(wk.seed_reduce_barrier_moved, 1, 256, x, np.zeros(1, np.float32))
+
+
+def test_seed_prefix_sum_race_is_caught():
+    x = np.ones(256, np.float32)
+    with pytest.raises(errors.SharedMemoryRace) as e:
+        sim(wk.seed_scan_as_written, 1, 256, x, np.zeros(256, np.float32))
+    assert "offs" in str(e.value)
+
+
+def test_seed_prefix_sum_fixed_is_an_exclusive_scan_with_three_barriers():
+    x = ints(np.random.default_rng(3), 256)
+    out = np.full(256, np.nan, np.float32)
+    rep = sim(wk.seed_scan_fixed, 1, 256, x, out)
+    assert np.array_equal(out, np.cumsum(x) - x)
+    assert rep.barriers == 3
+
+
+# ---- the simulator's shuffle trace agrees with CUDA's rule --------------------------------------
+
+@pytest.mark.parametrize("kind,offsets", [("down", [16, 8, 4, 2, 1]), ("xor", [1, 2, 4, 8, 16]),
+                                          ("up", [1, 2, 4]), ("idx", [0, 5, 31])])
+def test_trace_matches_rule_and_values_match_model(kind, offsets):
+    x = (np.arange(32) * 3 + 1).astype(np.float32)
+    out, rep = cw.run_shuffle_loop(kind, offsets, x=x, trace=True)
+    steps = sh.steps_from_report(rep)
+    rule = sh.steps_from_rule(kind, offsets)
+    assert len(steps) == len(rule)
+    for a, b in zip(steps, rule):
+        assert np.array_equal(a.src, b.src) and a.mask == FULL
+    c = sh.coefficients(rule)[-1]
+    assert np.array_equal(out, (c @ x.astype(np.int64)).astype(np.float32))
+
+
+@pytest.mark.parametrize("kind,arrows", [("xor", 5 * 32), ("down", 16 + 24 + 28 + 30 + 31)])
+def test_plot_draws_one_arrow_per_lane_that_moves(kind, arrows):
+    import matplotlib.pyplot as plt
+
+    ax = sh.draw_shuffles(sh.steps_from_rule(kind, [16, 8, 4, 2, 1]))
+    assert len(ax.get_xticks()) == 6
+    assert len(ax.texts) == arrows          # one annotation arrow per lane reading another lane
+    plt.close(ax.figure)
+
+
+# ---- the exercise checks must reject wrong kernels, for the right reason --------------------------
+
+@cuda.jit
+def _good_sum(x, out):
+    i = cuda.grid(1)
+    v = float32(0.0)
+    if i < x.shape[0]:
+        v = x[i]
+    d = 16
+    while d > 0:
+        v += cuda.shfl_down_sync(FULL, v, d)
+        d //= 2
+    if cuda.laneid == 0:
+        out[i // 32] = v
+
+
+@cuda.jit
+def _early_return_sum(x, out):
+    i = cuda.grid(1)
+    if i >= x.shape[0]:
+        return
+    v = x[i]
+    d = 16
+    while d > 0:
+        v += cuda.shfl_down_sync(FULL, v, d)
+        d //= 2
+    if cuda.laneid == 0:
+        out[i // 32] = v
+
+
+@cuda.jit
+def _missing_step_sum(x, out):
+    i = cuda.grid(1)
+    v = float32(0.0)
+    if i < x.shape[0]:
+        v = x[i]
+    d = 16
+    while d > 1:
+        v += cuda.shfl_down_sync(FULL, v, d)
+        d //= 2
+    if cuda.laneid == 0:
+        out[i // 32] = v
+
+
+@cuda.jit
+def _shared_memory_sum(x, out):
+    s = cuda.shared.array(1024, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    v = float32(0.0)
+    if i < x.shape[0]:
+        v = x[i]
+    s[t] = v
+    cuda.syncthreads()
+    if cuda.laneid == 0:
+        acc = float32(0.0)
+        for k in range(32):
+            acc += s[t + k]
+        out[i // 32] = acc
+
+
+@cuda.jit
+def _good_scan(x, out):
+    i = cuda.grid(1)
+    v = float32(0.0)
+    if i < x.shape[0]:
+        v = x[i]
+    d = 1
+    while d < 32:
+        y = cuda.shfl_up_sync(FULL, v, d)
+        if cuda.laneid >= d:
+            v += y
+        d *= 2
+    if i < x.shape[0]:
+        out[i] = v
+
+
+@cuda.jit
+def _unguarded_scan(x, out):
+    i = cuda.grid(1)
+    v = float32(0.0)
+    if i < x.shape[0]:
+        v = x[i]
+    d = 1
+    while d < 32:
+        v += cuda.shfl_up_sync(FULL, v, d)
+        d *= 2
+    if i < x.shape[0]:
+        out[i] = v
+
+
+def test_check_warp_reduce_passes_a_correct_kernel_and_the_library_one():
+    assert cw.check_warp_reduce(_good_sum).passed
+    assert cw.check_warp_reduce(wk.warp_sum_down).passed
+
+
+@pytest.mark.parametrize("kernel,reason", [
+    (_early_return_sum, "WarpMaskError"),
+    (_missing_step_sum, "wrong at out[0]"),
+    (_shared_memory_sum, "syncthreads"),
+])
+def test_check_warp_reduce_rejects_with_the_reason(kernel, reason):
+    res = cw.check_warp_reduce(kernel)
+    assert not res.passed
+    assert reason in res.message
+    assert repr(res).startswith("❌")
+
+
+def test_check_warp_reduce_rejects_a_block_reduction_for_its_barrier():
+    res = cw.check_warp_reduce(wk.block_sum_shfl)
+    assert not res.passed
+
+
+def test_check_warp_scan():
+    assert cw.check_warp_scan(_good_scan).passed
+    bad = cw.check_warp_scan(_unguarded_scan)
+    assert not bad.passed and "inclusive" in bad.message
+    assert not cw.check_warp_scan(_good_sum).passed
+
+
+def test_check_allreduce_loop():
+    assert cw.check_allreduce_loop({"kind": "xor", "offsets": [16, 8, 4, 2, 1]}).passed
+    assert cw.check_allreduce_loop({"kind": "xor", "offsets": [1, 2, 4, 8, 16]}).passed
+    res = cw.check_allreduce_loop({"kind": "down", "offsets": [16, 8, 4, 2, 1]})
+    assert not res.passed and "[0]" in res.message
+    assert not cw.check_allreduce_loop({"kind": "xor", "offsets": [16, 8, 4, 2]}).passed
+    assert not cw.check_allreduce_loop(None).passed
+    assert not cw.check_allreduce_loop({"kind": "sideways", "offsets": [1]}).passed
+
+
+def test_barriers_per_block_accepts_int_or_sequence():
+    assert cw.barriers_per_block(types.SimpleNamespace(barriers=3)) == 3
+    assert cw.barriers_per_block(types.SimpleNamespace(barriers=[0, 2, 1])) == 2
+
+
+# ---- the widget writes its answer into the namespace ---------------------------------------------
+
+def test_widget_writes_answer_and_checks_it():
+    from gpulab.widgets import warp as ww
+
+    ns = {}
+    w = ww.explorer(ns, name="answer")
+    assert ns["answer"] == {"kind": "down", "offsets": [16, 8, 4, 2, 1]}
+    assert "lane(s) 0" in w.status.value
+    w.kind.value = "xor"
+    assert ns["answer"]["kind"] == "xor" and "every lane" in w.status.value
+    w._check()
+    assert "✅" in w.verdict.value
+    w.offsets.value = "16 8 4 2 1 1"
+    w._check()
+    assert "❌" in w.verdict.value
+    w.offsets.value = "sixteen"
+    assert "offsets" in w.status.value and ns["answer"]["offsets"] == [16, 8, 4, 2, 1, 1]
+    with pytest.raises(ValueError):
+        ww.parse_offsets("40")
+
+
+# ---- every kernel compiles for a real GPU's target (typing + lowering, no GPU needed) -----------
+
+def test_kernels_type_check_for_the_cuda_target(monkeypatch):
+    from numba import types as nt
+
+    try:
+        import numba.cuda.dispatcher as dispatcher
+        from numba.cuda.compiler import compile_cuda
+    except Exception as e:  # pragma: no cover - numba-cuda internals moved
+        pytest.skip(f"numba-cuda internals not available: {e}")
+    monkeypatch.setattr(dispatcher, "get_current_device",
+                        lambda: types.SimpleNamespace(compute_capability=(9, 0)))
+    f32, i32, c64 = nt.float32[::1], nt.int32[::1], nt.complex64[::1]
+    sigs = {
+        "warp_sum_down": (f32, f32), "warp_allsum_xor": (f32, f32), "block_sum_tree": (f32, f32),
+        "block_sum_shfl": (f32, f32), "device_sum": (f32, f32), "device_sum_pairs": (c64, f32),
+        "warp_scan_kernel": (f32, f32, nt.int64), "block_scan": (f32, f32),
+        "compact_positive": (f32, f32, i32), "shuffle_loop": (f32, i32, nt.int64, f32),
+        "seed_scan_fixed": (f32, f32),
+    }
+    for name, sig in sigs.items():
+        cres = compile_cuda(getattr(wk, name).py_func, nt.void, sig, cc=(9, 0))
+        ir = cres.library.get_llvm_str()
+        assert "shfl" in ir or name == "block_sum_tree", name
