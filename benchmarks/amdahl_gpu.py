@@ -1,0 +1,105 @@
+"""Amdahl measured on a GPU (chapter 10); writes benchmarks/results/amdahl_gpu.json.
+
+One step of a pipeline = fixed host work (numpy, serial) + one kernel whose grid-stride loop
+spreads a fixed amount of arithmetic over ``p`` blocks of 256 threads, then a synchronise.
+``p`` is the parallelism we buy: one block runs on one SM, so up to the SM count p is "SMs in
+use"; beyond it, extra blocks share SMs (more warps per SM hide more latency, up to the
+occupancy limit). For each p: median wall time of a step (perf_counter), of the host part, and
+of the kernel (CUDA events). The chapter fits T(p) = serial + parallel/p on two p's and checks
+the fit on the others. Without a GPU it prints SKIP and exits 0 without touching the results.
+
+Run from the repository root:  python benchmarks/amdahl_gpu.py     (well under a minute)
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+from numba import cuda
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "results", "amdahl_gpu.json")
+
+N = 1 << 20               # elements
+ITERS = 2048              # dependent multiply-adds per element
+BLOCK = 256
+HOST_N = 1 << 16          # floats sorted by the host each step
+REPEATS = 9
+
+
+@cuda.jit
+def work(y, iters):
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for i in range(start, y.size, stride):
+        v = y[i]
+        for _ in range(iters):
+            v = v * 0.999 + 0.001
+        y[i] = v
+
+
+def gpu_present() -> bool:
+    try:
+        return cuda.is_available() and len(cuda.gpus) > 0
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def main() -> int:
+    if not gpu_present():
+        print("SKIP: no CUDA GPU visible to numba; results file left untouched")
+        return 0
+    import numba
+    dev = cuda.get_current_device()
+    name = getattr(dev, "name", "unknown")
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    n_sm = int(getattr(dev, "MULTIPROCESSOR_COUNT", 4))   # the fallback only serves smoke tests
+    ps = sorted({1, 2, 4, 8, 16, 32, 64, n_sm // 2, n_sm, 2 * n_sm, 4 * n_sm, 8 * n_sm})
+    rng = np.random.default_rng(0)
+    host_data = rng.standard_normal(HOST_N).astype(np.float32)
+    y = cuda.to_device(np.ones(N, np.float32))
+    work[n_sm, BLOCK](y, ITERS)        # compile + warm up
+    cuda.synchronize()
+
+    def host_part():
+        return np.sort(host_data).sum()
+
+    rows = []
+    for p in ps:
+        steps, hosts, kernels = [], [], []
+        for _ in range(REPEATS):
+            s, e = cuda.event(), cuda.event()
+            cuda.synchronize()
+            t0 = time.perf_counter()
+            host_part()
+            t1 = time.perf_counter()
+            s.record()
+            work[p, BLOCK](y, ITERS)
+            e.record()
+            e.synchronize()
+            t2 = time.perf_counter()
+            steps.append(t2 - t0)
+            hosts.append(t1 - t0)
+            kernels.append(s.elapsed_time(e) / 1e3)
+        row = {"p": p, "step_s": float(np.median(steps)), "host_s": float(np.median(hosts)),
+               "kernel_s": float(np.median(kernels))}
+        rows.append(row)
+        print(row)
+    res = {"env": {"device": name, "n_sm": n_sm, "numba": numba.__version__, "numpy": np.__version__,
+                   "python": platform.python_version(),
+                   "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+           "config": {"N": N, "ITERS": ITERS, "BLOCK": BLOCK, "HOST_N": HOST_N, "REPEATS": REPEATS},
+           "what": __doc__.strip().splitlines()[0], "rows": rows}
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as fh:
+        json.dump(res, fh, indent=1)
+    print("wrote", OUT)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
