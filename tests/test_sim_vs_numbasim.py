@@ -99,7 +99,7 @@ def test_shared_memory_kernel_agrees_with_numba_sim():
     assert np.array_equal(o1, o2)
 
 
-def test_works_with_numba_cudasim_enabled():
+def test_works_with_numba_cudasim_enabled(tmp_path):
     """A kernel defined while NUMBA_ENABLE_CUDASIM=1 runs on gpulab's simulator too."""
     code = textwrap.dedent("""
         import numpy as np
@@ -120,7 +120,9 @@ def test_works_with_numba_cudasim_enabled():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", GPULAB_QUIET="1")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+    script = tmp_path / "cudasim_kernel.py"
+    script.write_text(code)
+    res = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 0, res.stderr
     assert "backend sim" in res.stdout
