@@ -112,7 +112,7 @@ def test_works_with_numba_cudasim_enabled(tmp_path):
             if i < out.shape[0]:
                 out[i] = a[i] + b[i]
 
-        a = np.arange(100.0); b = np.ones(100); out = np.zeros(100)
+        a = np.arange(128.0); b = np.ones(128); out = np.zeros(128)
         rep = gpulab.launch(add, 4, 32, out, a, b, backend="sim")
         assert np.array_equal(out, a + b) and rep.sectors_per_request("ld") == 8.0
         print("backend", gpulab.BACKEND)
