@@ -33,28 +33,9 @@ VARIANTS = [(1, None, 0), (4, None, 0), (16, None, 0), (24, 32, 0), (32, 40, 0),
             (8, None, 3000), (32, 40, 6000), (64, None, 9000), (16, 24, 11_000)]
 
 
-def kernel_source(k: int, smem: int) -> str:
-    """A kernel keeping ``k`` float32 accumulators live across a loop (register pressure)."""
-    lines = ["def kern(out, x, n):", "    i = cuda.grid(1)", "    v = x[i % n]"]
-    lines += [f"    a{j} = v * {1.0 + j / 97:.6f}" for j in range(k)]
-    lines += ["    for it in range(n):"]
-    lines += [f"        a{j} = a{j} * v + a{(j + 1) % k}" for j in range(k)]
-    if smem:
-        lines += [f"    s = cuda.shared.array({smem}, float32)",
-                  f"    s[cuda.threadIdx.x % {smem}] = a0", "    cuda.syncthreads()",
-                  f"    a0 += s[(cuda.threadIdx.x + 1) % {smem}]"]
-    lines += ["    out[i % n] = " + " + ".join(f"a{j}" for j in range(k))]
-    return "\n".join(lines) + "\n"
-
-
 def build(k, cap, smem):
-    from numba import cuda, float32
-    ns = {"cuda": cuda, "float32": float32}
-    exec(compile(kernel_source(k, smem), f"<kern_k{k}_cap{cap}_s{smem}>", "exec"), ns)
-    opts = {"max_registers": cap} if cap else {}
-    disp = cuda.jit("void(float32[:], float32[:], int32)", **opts)(ns["kern"])
-    kern = next(iter(disp.overloads.values()))
-    return kern._codelibrary.get_cufunc()
+    from gpulab.kernels.pressure import compile_on_gpu
+    return compile_on_gpu(k, cap, smem)
 
 
 def driver_blocks(ctx, fn, block, dynamic):

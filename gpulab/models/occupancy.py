@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "Arch", "ARCHS", "Occupancy", "occupancy", "naive_register_warps", "waves",
-    "issue_utilization", "KB",
+    "issue_utilization", "KB", "load_driver_check", "describe_driver_check",
+    "describe_register_counts",
 ]
 
 KB = 1024
@@ -296,3 +297,59 @@ def issue_utilization(warps: int, latency: int, ilp: int = 1, cycles: int = 4000
                 rr = w + 1
                 break
     return issued / cycles
+
+
+def _find_result(name: str):
+    """Path of benchmarks/results/<name> next to the package or the working directory, or None."""
+    from pathlib import Path
+    here = Path(__file__).resolve().parents[2]
+    for base in (here, Path.cwd(), Path.cwd().parent):
+        p = base / "benchmarks" / "results" / name
+        if p.is_file():
+            return p
+    return None
+
+
+def load_driver_check(name: str = "occupancy_vs_driver.json") -> dict | None:
+    """The JSON written by ``benchmarks/occupancy_vs_driver.py`` on a GPU, or None if not run."""
+    import json
+    p = _find_result(name)
+    if p is None:
+        return None
+    with open(p) as f:
+        return json.load(f)
+
+
+def describe_driver_check(data: dict | None) -> str:
+    """A short text summary of a driver comparison: device, configurations, matches, limits."""
+    if not data:
+        return ("no driver comparison recorded yet: run `python benchmarks/occupancy_vs_driver.py`"
+                " on a machine with an NVIDIA GPU (it writes benchmarks/results/"
+                "occupancy_vs_driver.json)")
+    lines = [f"{data['device']} ({data['arch']}), driver {data.get('driver_version')}, "
+             f"{data.get('date_utc', '')}"]
+    for kind, s in data["summary"].items():
+        if s["configurations"]:
+            lines.append(f"  {kind:9s}: {s['match']}/{s['configurations']} configurations agree "
+                         f"({s['distinct_register_counts']} register counts)")
+    for key, val in data.get("device_limits_vs_gpulab", {}).items():
+        if isinstance(val, list):
+            lines.append(f"  {key:38s} device {val[0]!s:>7}  gpulab {val[1]!s:>7}"
+                         + ("" if val[0] == val[1] else "   <-- differs"))
+    return "\n".join(lines)
+
+
+def describe_register_counts(data: dict | None, threads: int = 256) -> str:
+    """Registers and spilled bytes the GPU compiler chose for the pressure kernels recorded in a
+    driver comparison, with the occupancy each gives at ``threads`` threads per block."""
+    if not data or not data.get("kernels"):
+        return describe_driver_check(None)
+    rows = [f"{'accumulators':>12} {'max_registers':>13} {'registers':>9} {'spill B/thread':>14} "
+            f"{'occupancy':>9}   ({data['device']}, {threads} threads/block)"]
+    for k in data["kernels"]:
+        if k.get("static_shared_floats"):
+            continue
+        o = occupancy(threads, k["registers"], 0, data["arch"])
+        rows.append(f"{k['accumulators']:>12} {str(k['max_registers'] or '-'):>13} "
+                    f"{k['registers']:>9} {k['local_bytes_per_thread']:>14} {o.occupancy:>9.1%}")
+    return "\n".join(rows)

@@ -107,7 +107,8 @@ def block_size_map(arch="sm_90", registers=(16, 24, 32, 40, 48, 64, 80, 96, 128)
     return ax.figure
 
 
-def latency_hiding_ilp(latency: int = 24, ilps=(1, 2, 4), max_warps: int = 16, ax=None):
+def latency_hiding_ilp(latency: int = 24, ilps=(1, 2, 4), max_warps: int = 16,
+                       hw_limit: int | None = 16, ax=None):
     """Fraction of cycles one warp scheduler issues against its resident warps, for several
     amounts of instruction-level parallelism (cycle simulation, not hardware)."""
     if ax is None:
@@ -116,6 +117,9 @@ def latency_hiding_ilp(latency: int = 24, ilps=(1, 2, 4), max_warps: int = 16, a
     for ilp in ilps:
         u = [occ.issue_utilization(int(k), latency, ilp, 40 * latency) for k in w]
         ax.plot(w, u, "o-", ms=3, label=f"ILP = {ilp} independent instructions")
+    if hw_limit:
+        ax.axvline(hw_limit, color="k", lw=0.8, ls="--")
+        ax.text(hw_limit, 0.05, f" at most {hw_limit} warps\n per scheduler (Hopper)", fontsize=7)
     ax.set_xlabel("resident warps per scheduler (x4 per SM)")
     ax.set_ylabel("fraction of cycles issuing")
     ax.set_title(f"Hiding a {latency}-cycle dependency: warps x ILP ≈ latency")
