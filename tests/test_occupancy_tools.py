@@ -79,3 +79,42 @@ def test_other_figures_draw():
     fig = plots.tail_effect(2, 4, max_waves=2)
     y = fig.axes[0].lines[0].get_ydata()
     assert y.max() == 1.0 and np.isclose(y[8], 9 / 16)     # 9 blocks of 8 per wave -> 2 rounds
+
+
+def test_driver_check_description(tmp_path):
+    assert "not" in occ.describe_driver_check(None) or "no driver" in occ.describe_driver_check(None)
+    data = {"device": "GPU X", "arch": "sm_90", "driver_version": 1,
+            "summary": {"default": {"configurations": 10, "match": 9,
+                                    "distinct_register_counts": 3}},
+            "device_limits_vs_gpulab": {"MAX_BLOCKS_PER_MULTIPROCESSOR": [32, 32],
+                                        "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": [1, 2]},
+            "kernels": [{"accumulators": 4, "max_registers": None, "static_shared_floats": 0,
+                         "registers": 40, "local_bytes_per_thread": 0}]}
+    text = occ.describe_driver_check(data)
+    assert "9/10" in text and text.count("differs") == 1
+    assert "75.0%" in occ.describe_register_counts(data, threads=256)
+
+
+def test_pressure_kernel_source_is_python_with_k_accumulators():
+    from gpulab.kernels import pressure
+    src = pressure.source(5, shared_floats=64)
+    compile(src, "x", "exec")
+    assert src.count("    a4 = ") == 1 and "cuda.shared.array(64, float32)" in src
+    assert pressure.python_function(3).__name__ == "kern"
+    with pytest.raises(ValueError):
+        pressure.source(0)
+
+
+@pytest.mark.parametrize("script", ["occupancy_vs_driver.py", "divergence_paths.py"])
+def test_gpu_benchmarks_skip_cleanly_without_a_gpu(script):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from numba import cuda
+    if cuda.is_available():
+        pytest.skip("a GPU is present: the script would run for real")
+    root = Path(__file__).resolve().parents[1]
+    p = subprocess.run([sys.executable, str(root / "benchmarks" / script)], capture_output=True,
+                       text=True, timeout=120, cwd=root)
+    assert p.returncode == 0 and "skipped" in p.stdout
