@@ -21,7 +21,7 @@ __all__ = [
     "SHAPES", "fragment_coords", "owner_map", "load_fragments", "store_fragments",
     "mma_sync_m16n8k16", "mma_matmul", "wmma_matmul", "operand_traffic",
     "H200_DATASHEET", "roofline", "ridge_point", "matmul_intensity",
-    "ISSUE7_RECORD", "load_throughput_records",
+    "ISSUE7_RECORD", "load_throughput_records", "load_mma_check",
 ]
 
 WARP = 32
@@ -213,6 +213,7 @@ class ThroughputRecord:
     method: str
     tflops: dict
     path: str | None = None
+    sweep: dict | None = None          # {precision: {size: TFLOP/s}} for square matmuls
 
 
 def load_throughput_records(search=("benchmarks/results", "../benchmarks/results")):
@@ -226,11 +227,23 @@ def load_throughput_records(search=("benchmarks/results", "../benchmarks/results
         try:
             with open(p) as fh:
                 j = json.load(fh)
+            sweep = {prec: {int(n): float(t) for n, t in v.items()}
+                     for prec, v in j.get("sweep_tflops", {}).items()} or None
             recs.append(ThroughputRecord(j["source"], j["device"], j["measured_at"],
-                                         j["method"], j["tflops"], p))
+                                         j["method"], j["tflops"], p, sweep))
         except (OSError, KeyError, ValueError):
             continue
     recs = [r for r in recs if r.source != ISSUE7_RECORD["source"]]
     recs.sort(key=lambda r: r.measured_at, reverse=True)      # ISO dates: newest first
     recs.append(ThroughputRecord(**ISSUE7_RECORD))             # the issue's figures always last
     return recs
+
+
+def load_mma_check(search=("benchmarks/results", "../benchmarks/results")) -> dict | None:
+    """The GPU tensor-core check written by benchmarks/tensor_cores/run_mma.py, if present."""
+    for d in search:
+        p = os.path.join(d, "tensor_cores_mma.json")
+        if os.path.exists(p):
+            with open(p) as fh:
+                return json.load(fh)
+    return None

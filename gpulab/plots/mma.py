@@ -25,16 +25,19 @@ def fragment_layout(operand: str = "A", ax=None):
     ax.tick_params(labelsize=7)
     ax.set_xlabel("column")
     ax.set_ylabel("row")
-    ax.set_title(f"mma.m16n8k16 {operand} ({rows}x{cols}): colour = groupID = lane // 4")
+    ax.set_title(f"{operand} ({rows}x{cols})")
     return ax
 
 
-def roofline(peaks: dict, bandwidth_tbs: float, measured: dict | None = None,
-             measured_intensity: float | None = None, ax=None):
-    """Roofline per precision (TFLOP/s against FLOP/byte, log-log) with each ridge point
-    marked; ``measured`` TFLOP/s are drawn as points at ``measured_intensity``."""
+def roofline(peaks: dict, bandwidth_tbs: float, record=None, bytes_per_element=None, ax=None):
+    """Roofline per precision (TFLOP/s against FLOP/byte, log-log) with each ridge point marked.
+
+    A ``record`` (:class:`gpulab.models.mma.ThroughputRecord`) with a size sweep is drawn as
+    points at each square matmul's minimum-traffic intensity; without a sweep (sizes not
+    recorded) its numbers are drawn as dashed levels right of the ridge point."""
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 5))
+    bpe = bytes_per_element or {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
     ai = np.logspace(-1, 4, 200)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for j, (name, peak) in enumerate(peaks.items()):
@@ -44,13 +47,21 @@ def roofline(peaks: dict, bandwidth_tbs: float, measured: dict | None = None,
         ax.plot([rp], [peak], "o", color=col)
         ax.annotate(f"{rp:.0f}", (rp, peak), textcoords="offset points", xytext=(-10, 5), fontsize=7,
                     color=col)
-        if measured and name in measured and measured_intensity:
-            ax.plot([measured_intensity], [measured[name]], "*", ms=11, color=col)
-    ax.set_xlabel("arithmetic intensity (FLOP / byte of DRAM traffic)")
+        if record is None:
+            continue
+        if record.sweep and name in record.sweep:
+            pts = sorted(record.sweep[name].items())
+            ax.plot([mma.matmul_intensity(n, n, n, bpe[name]) for n, _ in pts], [t for _, t in pts],
+                    "*", ms=9, color=col)
+        elif name in record.tflops:
+            ax.hlines(record.tflops[name], rp, ai[-1], colors=col, linestyles="--", lw=1)
+    ax.set_xlabel("arithmetic intensity (FLOP / byte of minimum DRAM traffic)")
     ax.set_ylabel("TFLOP/s")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
-    ax.set_title(f"roofline, {bandwidth_tbs} TB/s; dots = ridge points (FLOP/byte), stars = measured")
+    how = ("stars = measured square matmuls" if record is not None and record.sweep
+           else "dashed = measured (sizes not recorded)" if record is not None else "")
+    ax.set_title(f"roofline at {bandwidth_tbs} TB/s; dots = ridge points (FLOP/byte); {how}", fontsize=9)
     return ax
 
 
