@@ -172,6 +172,37 @@ def median_time(fn, sync, reps=REPEATS):
     return float(np.median(ts))
 
 
+def smi_one_block(work) -> dict | None:
+    """Run one block of 32 threads for about two seconds and sample nvidia-smi's GPU utilization
+    (NVML: 'percent of time ... during which one or more kernels was executing') meanwhile."""
+    import shutil
+    import subprocess
+    if shutil.which("nvidia-smi") is None:
+        return None
+    y = cuda.to_device(np.ones(32, np.float32))
+    s, e = cuda.event(), cuda.event()
+    work[1, 32](y, 1000)
+    cuda.synchronize()
+    s.record(); work[1, 32](y, 1 << 16); e.record(); e.synchronize()
+    per_iter = s.elapsed_time(e) / 1e3 / (1 << 16)
+    iters = int(2.5 / max(per_iter, 1e-9))
+    s.record()
+    work[1, 32](y, iters)          # asynchronous: the host samples while it runs
+    e.record()
+    samples = []
+    time.sleep(0.7)
+    for _ in range(3):
+        out = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
+                              "-i", os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]],
+                             capture_output=True, text=True)
+        samples.append(out.stdout.strip())
+        time.sleep(0.4)
+    e.synchronize()
+    n_sm = int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 0))
+    return {"kernel_s": s.elapsed_time(e) / 1e3, "blocks": 1, "threads": 32, "n_sm": n_sm,
+            "utilization_gpu_percent": samples}
+
+
 def main() -> int:
     if not gpu_present():
         print("SKIP: no CUDA GPU visible to numba; results file left untouched")
@@ -269,6 +300,10 @@ def main() -> int:
                            "summary": tl.summary()}
         print("timeline", mode, tl.summary())
     res["timelines"] = timelines
+
+    # ---- 5. nvidia-smi "utilization" of a kernel that uses one SM -------------------------
+    res["smi_one_block"] = smi_one_block(work)
+    print("nvidia-smi during a 1-block kernel:", res["smi_one_block"])
 
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as fh:

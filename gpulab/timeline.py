@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-__all__ = ["Interval", "Timeline"]
+__all__ = ["Interval", "Timeline", "median_time", "load_result", "from_records"]
 
 
 @dataclass(frozen=True)
@@ -187,3 +187,39 @@ def _gpu_available() -> bool:
         return bool(cuda.is_available())
     except Exception:  # no numba-cuda, no driver
         return False
+
+
+def median_time(fn, repeat: int = 5, warmup: int = 1) -> float:
+    """Median host wall seconds of ``fn()`` over ``repeat`` calls, after ``warmup`` calls."""
+    for _ in range(warmup):
+        fn()
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def load_result(name: str):
+    """The JSON a benchmarks/ script wrote (``name`` without .json) or None if this copy has none.
+    Looked up in $GPULAB_RESULTS, then benchmarks/results/ beside the package or the working dir."""
+    import json
+    import os
+    from pathlib import Path
+    roots = [os.environ.get("GPULAB_RESULTS"), Path(__file__).resolve().parents[1] / "benchmarks" / "results",
+             Path.cwd() / "benchmarks" / "results", Path.cwd().parent / "benchmarks" / "results"]
+    for root in roots:
+        if root and (Path(root) / f"{name}.json").is_file():
+            return json.loads((Path(root) / f"{name}.json").read_text())
+    return None
+
+
+def from_records(records, backend: str = "sim") -> "Timeline":
+    """Rebuild a Timeline from saved intervals (dicts with lane, name, start, end), e.g. the
+    GPU timelines benchmarks/launch_overhead.py writes."""
+    tl = Timeline(backend=backend, launcher=lambda *a, **k: None)
+    for r in records:
+        tl.add(r["lane"], r["name"], float(r["start"]), float(r["end"]))
+    return tl

@@ -107,3 +107,20 @@ def test_gpu_events_place_kernels_after_their_launch():
     for h, k in zip(launches, kernels):
         assert k.start >= h.start - 50e-6 and k.duration > 0
     assert d.copy_to_host()[0] == 5.0
+
+
+def test_median_time_and_records_roundtrip(tmp_path, monkeypatch):
+    from gpulab.timeline import median_time, load_result, from_records
+    calls = []
+    assert median_time(lambda: calls.append(1), repeat=3, warmup=2) >= 0 and len(calls) == 5
+    tl, clock, _ = make()
+    with tl.host("a"):
+        clock.t += 0.5
+    tl.launch(len, 1, 32, name="k")
+    tl2 = from_records([vars(i) for i in tl.intervals])
+    assert tl2.summary() == tl.summary()
+    import json
+    (tmp_path / "x_test.json").write_text(json.dumps({"v": 3}))
+    monkeypatch.setenv("GPULAB_RESULTS", str(tmp_path))
+    assert load_result("x_test") == {"v": 3}
+    assert load_result("no_such_result_file") is None
