@@ -1,0 +1,123 @@
+"""gpulab's simulator against Nsight Compute on the same kernels, launch for launch.
+
+On a GPU machine:
+    ncu --clock-control none --csv --log-file ncu.csv \
+        --metrics $(python benchmarks/fidelity/ncu_vs_sim.py metrics) \
+        python benchmarks/fidelity/ncu_vs_sim.py gpu
+Anywhere (no GPU needed), to compare and write benchmarks/results/fidelity.json:
+    python benchmarks/fidelity/ncu_vs_sim.py compare ncu.csv
+"""
+import csv
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent.parent))
+
+import kernels  # noqa: E402
+
+import gpulab  # noqa: E402
+from gpulab import metrics as M  # noqa: E402
+
+NAMES = [n for n in M.ALL_NAMES]
+EXACT = [M.GLOBAL_REQUESTS["ld"], M.GLOBAL_REQUESTS["st"], M.GLOBAL_SECTORS["ld"],
+         M.GLOBAL_SECTORS["st"], M.SHARED_WAVEFRONTS["ld"], M.SHARED_WAVEFRONTS["st"],
+         M.SHARED_BANK_CONFLICTS["ld"], M.SHARED_BANK_CONFLICTS["st"],
+         M.SHARED_INSTRUCTIONS["ld"], M.SHARED_INSTRUCTIONS["st"]]
+
+
+def run_gpu():
+    for case in kernels.cases():
+        gpulab.launch(case.kernel, case.grid, case.block, *case.make(), backend="gpu")
+
+
+def run_sim():
+    out = {}
+    for case in kernels.cases():
+        rep = gpulab.launch(case.kernel, case.grid, case.block, *case.make(), backend="sim")
+        out[case.name] = {k: rep.metrics.get(k) for k in NAMES}
+    return out
+
+
+def _number(text):
+    text = text.replace(",", "").strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def parse_ncu(path):
+    """Launch-ordered list of (kernel name, {metric: value}) from ncu's --csv log."""
+    rows = list(csv.reader(l for l in Path(path).read_text().splitlines() if l.startswith('"')))
+    head, body = rows[0], rows[1:]
+    col = {h: k for k, h in enumerate(head)}
+    launches = {}
+    for r in body:
+        key = int(r[col["ID"]])
+        name = r[col["Kernel Name"]]
+        launches.setdefault(key, (name, {}))[1][r[col["Metric Name"]]] = _number(r[col["Metric Value"]])
+    return [launches[k] for k in sorted(launches)]
+
+
+def compare(path):
+    hw = parse_ncu(path)
+    cs = kernels.cases()
+    if len(hw) != len(cs):
+        raise SystemExit(f"ncu profiled {len(hw)} launches, expected {len(cs)}")
+    sim = run_sim()
+    result, mismatches = {}, 0
+    for case, (kname, hm) in zip(cs, hw):
+        assert case.kernel.py_func.__name__ in kname, (case.name, kname)
+        sm = sim[case.name]
+        rows = {}
+        for name in NAMES:
+            h, s = hm.get(name), sm.get(name)
+            rows[name] = {"ncu": h, "sim": s}
+        exact_ok = all(rows[n]["ncu"] == rows[n]["sim"] for n in EXACT if rows[n]["ncu"] is not None)
+        derived = {}
+        for op in ("ld", "st"):
+            for label, num, den in (("sectors_per_request", M.GLOBAL_SECTORS[op], M.GLOBAL_REQUESTS[op]),
+                                    ("wavefronts_per_shared_inst", M.SHARED_WAVEFRONTS[op],
+                                     M.SHARED_INSTRUCTIONS[op])):
+                for who, m in (("ncu", hm), ("sim", sm)):
+                    d = m.get(den) or 0
+                    derived.setdefault(f"{label}_{op}", {})[who] = (m.get(num) or 0) / d if d else None
+        ratio_ok = all(v["ncu"] == v["sim"] for v in derived.values())
+        mismatches += not ratio_ok
+        result[case.name] = {"kernel": kname[:80], "counters": rows, "ratios": derived,
+                             "exact_counters_equal": exact_ok, "ratios_equal": ratio_ok}
+    return result, mismatches
+
+
+def main():
+    cmd = sys.argv[1] if len(sys.argv) > 1 else "help"
+    if cmd == "metrics":
+        print(",".join(NAMES))
+    elif cmd == "gpu":
+        run_gpu()
+    elif cmd == "compare":
+        result, bad = compare(sys.argv[2])
+        out = HERE.parent / "results" / "fidelity.json"
+        out.write_text(json.dumps(result, indent=1) + "\n")
+        w = max(len(k) for k in result)
+        print(f"{'kernel':<{w}}  sect/req ld (ncu/sim)  st      wavefronts/inst ld   st      thr/inst (ncu/sim)")
+        for k, r in result.items():
+            d = r["ratios"]
+
+            def f(key):
+                a, b = d[key]["ncu"], d[key]["sim"]
+                return "-" if a is None and b is None else f"{a if a is None else round(a, 2)}/{b if b is None else round(b, 2)}"
+            t = r["counters"][M.THREADS_PER_INST]
+            print(f"{k:<{w}}  {f('sectors_per_request_ld'):>10} {f('sectors_per_request_st'):>10}"
+                  f"  {f('wavefronts_per_shared_inst_ld'):>10} {f('wavefronts_per_shared_inst_st'):>10}"
+                  f"  {t['ncu']}/{round(t['sim'], 2)}   {'OK' if r['ratios_equal'] else 'DIFF'}")
+        print(f"{len(result) - bad}/{len(result)} kernels: per-request ratios equal")
+    else:
+        print(__doc__)
+
+
+if __name__ == "__main__":
+    main()
