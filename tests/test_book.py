@@ -50,6 +50,23 @@ def test_chapter_pages_have_executed_outputs_and_colab_button(built):
         assert want in html, f"{f}: no Colab launch link"
 
 
+def test_pages_embed_widget_state_and_no_duplicate_inline_scripts(built):
+    """Every widget view has its saved state in the page (a static snapshot), and no inline
+    script is emitted twice (a second `const THEBE_JS_URL` is a JavaScript SyntaxError)."""
+    for page in HTML.rglob("*.html"):
+        html = page.read_text(errors="replace")
+        assert html.count("const THEBE_JS_URL") <= 1, page
+        views = re.findall(r'widget-view\+json">(\{.*?\})</script>', html)
+        if views:
+            m = re.search(r'widget-state\+json">(.*?)</script>', html, re.S)
+            assert m, f"{page}: widget views without embedded widget state"
+            import json
+
+            models = json.loads(m.group(1))["state"]
+            for v in views:
+                assert json.loads(v)["model_id"] in models
+
+
 def test_chapter01_figures_rendered(built):
     html = (HTML / "chapters" / "01_latency_throughput.html").read_text()
     pngs = re.findall(r'<img[^>]+src="([^"]+\.png)"', html)

@@ -1,0 +1,152 @@
+"""The rendered book as a reader sees it: each built page opened in headless Chromium.
+
+Asserts, per page: it loads; figures load (every image decoded, naturalWidth > 0); our own pages
+log no JavaScript errors and no failed requests; on chapter pages the widget state is embedded
+for every widget view and the Colab launch link is present. Requests to other hosts are blocked
+(`--host-resolver-rules`) so the result does not depend on the network: MathJax and the widget
+renderer come from CDNs and are not checked here. Keeps one screenshot, _build/artifacts/chapter01.png.
+Skips with the reason when selenium, Chromium or chromedriver is missing (.ci/run installs them).
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bookbuild import HTML, ROOT, build_book, toc_files
+
+ARTIFACTS = ROOT / "_build" / "artifacts"
+PAGES = toc_files()
+
+
+def _find(*names):
+    for n in names:
+        p = shutil.which(n)
+        if p:
+            return p
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip("selenium is not installed (pip install -r requirements.txt)")
+    chrome = _find("chromium", "chromium-browser", "google-chrome")
+    driver_exe = _find("chromedriver")
+    if not chrome or not driver_exe:
+        pytest.skip("headless browser test needs Debian's chromium and chromium-driver "
+                    "(apt-get install chromium chromium-driver; .ci/run does this)")
+
+    built = build_book()
+    assert built.returncode == 0, "the book did not build; see test_book.py"
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                          functools.partial(Quiet, directory=str(HTML)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{srv.server_address[1]}"
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chrome
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+              "--window-size=1280,1600",
+              "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service(driver_exe), options=opts)
+    drv.set_page_load_timeout(60)
+    try:
+        yield drv, base
+    finally:
+        drv.quit()
+        srv.shutdown()
+
+
+def _open(drv, base, page):
+    drv.get(f"{base}/{page}.html")
+    t0 = time.time()
+    while drv.execute_script("return document.readyState") != "complete":
+        assert time.time() - t0 < 30, f"{page} did not finish loading"
+        time.sleep(0.1)
+    time.sleep(0.5)  # let deferred scripts run and log
+    return drv.get_log("browser")
+
+
+def _our_errors(logs, base):
+    """Severe log entries that come from our pages: uncaught JS errors, console errors,
+    failed requests to our server (the browser's own favicon probe excepted)."""
+    bad = []
+    for e in logs:
+        if e.get("level") != "SEVERE":
+            continue
+        msg = e.get("message", "")
+        if not msg.startswith(base) or msg.startswith(f"{base}/favicon.ico"):
+            continue  # blocked CDN requests, or the favicon probe
+        bad.append(msg)
+    return bad
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_loads_without_errors_and_figures_render(browser, page):
+    drv, base = browser
+    logs = _open(drv, base, page)
+    assert not _our_errors(logs, base), _our_errors(logs, base)
+    imgs = drv.execute_script(
+        "return Array.from(document.images).map(i => [i.src, i.complete, i.naturalWidth])")
+    broken = [src for src, done, w in imgs if src.startswith(base) and not (done and w > 0)]
+    assert not broken, f"images that did not load: {broken}"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("chapters/")])
+def test_chapter_page_widgets_and_launch_button(browser, page):
+    drv, base = browser
+    _open(drv, base, page)
+    views = drv.execute_script(
+        "return Array.from(document.querySelectorAll("
+        "'script[type=\"application/vnd.jupyter.widget-view+json\"]')).map(s => s.textContent)")
+    state = drv.execute_script(
+        "const s = document.querySelector('script[type=\"application/vnd.jupyter.widget-state+json\"]');"
+        "return s ? s.textContent : null")
+    if views:
+        assert state, f"{page}: widget views but no embedded widget state"
+        models = json.loads(state)["state"]
+        for v in views:
+            assert json.loads(v)["model_id"] in models, f"{page}: a widget view has no saved model"
+    colab = drv.execute_script(
+        "return Array.from(document.querySelectorAll('a')).map(a => a.href)"
+        ".filter(h => h.startsWith('https://colab.research.google.com/'))")
+    want = f"https://colab.research.google.com/github/gpulab/gpulab/blob/main/{page}.ipynb"
+    assert want in colab, f"{page}: Colab launch link missing ({colab})"
+
+
+def test_chapter01_as_a_reader_sees_it(browser):
+    """Chapter 01 has its figures decoded, its explorer's state saved, and one screenshot kept."""
+    drv, base = browser
+    page = "chapters/01_latency_throughput"
+    _open(drv, base, page)
+    figs = drv.execute_script(
+        "return Array.from(document.querySelectorAll('.cell_output img'))"
+        ".filter(i => i.complete && i.naturalWidth > 300).length")
+    assert figs >= 3
+    state = drv.execute_script(
+        "return document.querySelector('script[type=\"application/vnd.jupyter.widget-state+json\"]').textContent")
+    values = [m["state"].get("value") for m in json.loads(state)["state"].values()]
+    assert any(isinstance(v, str) and "answer = 199" in v for v in values), \
+        "the explorer's saved state should show answer = 199 for the H200 defaults"
+    drv.execute_script("document.querySelector('.cell_output img').scrollIntoView()")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "chapter01.png"
+    drv.save_screenshot(str(shot))
+    assert shot.stat().st_size > 10_000
