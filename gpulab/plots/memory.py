@@ -69,19 +69,24 @@ def plot_sectors(addresses, elem_bytes=4, mask=None, ax=None, title=None):
     touched = set()
     for x in a:
         touched.update(range(int(x) // 32, int(x + elem_bytes - 1) // 32 + 1))
-    for sec in range(lo // 32, hi // 32):
-        ax.add_patch(Rectangle((sec * 32, 0), 32, WARP, facecolor="#f4a261" if sec in touched else "white",
-                               edgecolor="#999999", lw=0.5, alpha=0.55 if sec in touched else 1))
-    for line in range(lo, hi + 1, 128):
-        ax.axvline(line, color="black", lw=1.2)
     lanes = np.arange(addr.size)[act]
-    ax.barh(lanes + 0.5, elem_bytes, left=a, height=0.8, color="#264653")
+    if span <= 4096:
+        for sec in range(lo // 32, hi // 32):
+            hit = sec in touched
+            ax.add_patch(Rectangle((sec * 32, 0), 32, WARP, facecolor="#f4a261" if hit else "white",
+                                   edgecolor="#999999", lw=0.5, alpha=0.55 if hit else 1))
+        for line in range(lo, hi + 1, 128):
+            ax.axvline(line, color="black", lw=1.2)
+        ax.barh(lanes + 0.5, elem_bytes, left=a, height=0.8, color="#264653")
+        ax.set_xlabel("byte address (thin boxes: 32-byte sectors, thick lines: 128-byte lines)")
+    else:   # too wide to draw every sector: mark the lanes and the sectors they touch
+        for sec in touched:
+            ax.axvspan(sec * 32, sec * 32 + 32, color="#f4a261", alpha=0.8, lw=1)
+        ax.plot(a, lanes + 0.5, "o", ms=3, color="#264653")
+        ax.set_xlabel("byte address (each lane's sector is shaded; too wide to draw every sector)")
     ax.set_xlim(lo, hi)
     ax.set_ylim(0, WARP)
     ax.set_ylabel("lane")
-    ax.set_xlabel("byte address (thin boxes: 32-byte sectors, thick lines: 128-byte lines)")
-    if span > 4096:
-        ax.set_xlabel("byte address (shaded: sectors touched; 128-byte line borders omitted at this zoom)")
     ax.set_title(title or (f"{s['sectors']} sectors for {s['bytes_used']} useful bytes: "
                            f"{s['bytes_moved']} bytes moved, efficiency {s['efficiency']:.0%}"))
     return ax
