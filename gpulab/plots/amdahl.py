@@ -117,3 +117,24 @@ def scaling_plot(models: dict, ps=None, mode: str = "strong", ax=None):
     ax.set_title(f"{mode} scaling with an all-reduce every step")
     ax.legend(fontsize=8)
     return ax
+
+
+def launch_chain(rows, k_key: str = "k", ax=None):
+    """Time per element-wise step against array size: K separate launches (numba, torch ops) and one
+    fused launch, from benchmarks/launch_overhead.py's "chain" rows. Flat = launch-bound."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    n = np.array([r["n"] for r in rows])
+    k = np.array([r[k_key] for r in rows])
+    ax.plot(n, np.array([r["numba_unfused_s"] for r in rows]) / k * 1e6, "o-", label="numba, one launch per step")
+    if "torch_unfused_s" in rows[0]:
+        ax.plot(n, np.array([r["torch_unfused_s"] for r in rows]) / k * 1e6, "s-",
+                label="torch, two small ops per step")
+    ax.plot(n, np.array([r["numba_fused_s"] for r in rows]) / k * 1e6, "^-", label="numba, all steps fused in one launch")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("array elements n")
+    ax.set_ylabel("time per step (us)")
+    ax.legend(fontsize=8)
+    ax.set_title("Small arrays: the launch, not the work, sets the time")
+    return ax
