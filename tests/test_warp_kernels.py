@@ -243,8 +243,9 @@ def test_trace_matches_rule_and_values_match_model(kind, offsets):
     steps = sh.steps_from_report(rep)
     rule = sh.steps_from_rule(kind, offsets)
     assert len(steps) == len(rule)
-    for a, b in zip(steps, rule):
+    for a, b, d in zip(steps, rule, offsets):
         assert np.array_equal(a.src, b.src) and a.mask == FULL
+        assert a.label.startswith(f"{kind} {d} (line ")
     c = sh.coefficients(rule)[-1]
     assert np.array_equal(out, (c @ x.astype(np.int64)).astype(np.float32))
 

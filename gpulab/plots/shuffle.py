@@ -62,6 +62,16 @@ def _get(op, *names):
     raise AttributeError(f"shuffle record {op!r} has none of {names}")
 
 
+def _infer_arg(kind: str, src: np.ndarray):
+    """The offset / lane argument that reproduces ``src`` under CUDA's rule, or None."""
+    if kind not in KINDS:
+        return None
+    for arg in range(32):
+        if np.array_equal(shuffle_sources(kind, arg, lanes=len(src)), src):
+            return arg
+    return None
+
+
 def steps_from_report(rep, lines=None) -> list[ShuffleStep]:
     """The traced warp's shuffles from ``rep.shuffles`` (optionally only those on given source lines)."""
     steps = []
@@ -75,8 +85,11 @@ def steps_from_report(rep, lines=None) -> list[ShuffleStep]:
         if np.ndim(mask):                      # one bool per lane -> 32-bit mask
             mask = int(sum(1 << k for k, a in enumerate(np.asarray(mask)) if a))
         mask = int(mask)
-        label = kind.replace("shfl_", "").replace("_sync", "")
-        steps.append(ShuffleStep(f"{label} (line {line})", src, mask, kind=label, line=line))
+        label = {"shfl_sync": "idx", "shfl_up_sync": "up", "shfl_down_sync": "down",
+                 "shfl_xor_sync": "xor"}.get(kind, kind)
+        arg = _infer_arg(label, src)
+        name = f"{label} {arg}" if arg is not None else label
+        steps.append(ShuffleStep(f"{name} (line {line})", src, mask, kind=label, line=line))
     return steps
 
 
