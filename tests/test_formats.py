@@ -160,3 +160,22 @@ def test_widget_writes_choice():
     w.w.value = "int8"
     assert ns["choice"] == {"x": "fp8_e4m3", "w": "int8", "acc": "fp32"}
     assert math.isclose(w.evaluate()["error"], F.default_problem().error(ns["choice"]))
+
+
+def test_format_plots_draw():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from gpulab.plots import formats as fp
+
+    ax = fp.bit_layout()
+    widths = {}
+    for patch in ax.patches:
+        widths.setdefault(round(patch.get_y() + patch.get_height() / 2), []).append(patch.get_width())
+    assert [sum(w) for w in widths.values()] == [32, 19, 16, 16, 8, 8, 8]
+    res = F.dot_errors([16, 64], "fp16", trials=4)
+    ax = fp.dot_error_vs_k([res])
+    assert len(ax.get_lines()) == 2
+    fp.ranges(values=np.logspace(-9, 6, 50))
+    fp.scaling_error(np.linspace(1e-4, 1e-2, 50))
+    plt.close("all")

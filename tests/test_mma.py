@@ -124,3 +124,37 @@ def test_check_c_owner():
     res = C.check_c_owner(wrong_idx)
     assert not res and "wrong element index" in res.message
     assert not C.check_c_owner(lambda r, c: None)
+
+
+def test_sweep_record_and_plots(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from gpulab.plots import mma as mp
+
+    (tmp_path / "tensor_cores_throughput.json").write_text(
+        '{"source": "s", "device": "d", "measured_at": "2026-12-01T00:00:00+00:00", "method": "m",'
+        ' "tflops": {"fp16": 700.0}, "sweep_tflops": {"fp16": {"256": 10.0, "8192": 700.0}}}')
+    rec = mma.load_throughput_records(search=(str(tmp_path),))[0]
+    assert rec.sweep == {"fp16": {256: 10.0, 8192: 700.0}}
+    peaks = mma.H200_DATASHEET["peak_tflops"]
+    ax = mp.roofline(peaks, 4.8, record=rec)
+    stars = [ln for ln in ax.get_lines() if ln.get_marker() == "*"]
+    assert len(stars) == 1 and list(stars[0].get_ydata()) == [10.0, 700.0]
+    assert list(stars[0].get_xdata()) == [mma.matmul_intensity(n, n, n, 2) for n in (256, 8192)]
+    ax = mp.fragment_layout("B")
+    assert len(ax.texts) == 16 * 8
+    mp.throughput_bars(mma.load_throughput_records(search=())[-1], peaks)
+    plt.close("all")
+
+
+def test_fragment_registers_pack_low_half_first():
+    # tc_device.cu hands lane l the uint32 registers fa.view(uint32)[l]: element a_{2j} must be
+    # the low 16 bits of register j, as the PTX ISA orders elements "low to high"
+    a = np.arange(256, dtype=np.float16).reshape(16, 16)
+    fa = np.ascontiguousarray(mma.load_fragments(a, "A"))
+    regs = fa.view(np.uint32)
+    assert regs.shape == (32, 4)
+    low = (regs & 0xFFFF).astype(np.uint16).view(np.float16)
+    high = (regs >> 16).astype(np.uint16).view(np.float16)
+    assert np.array_equal(low, fa[:, 0::2]) and np.array_equal(high, fa[:, 1::2])
