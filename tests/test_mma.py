@@ -158,3 +158,19 @@ def test_fragment_registers_pack_low_half_first():
     low = (regs & 0xFFFF).astype(np.uint16).view(np.float16)
     high = (regs >> 16).astype(np.uint16).view(np.float16)
     assert np.array_equal(low, fa[:, 0::2]) and np.array_equal(high, fa[:, 1::2])
+
+
+@pytest.mark.parametrize("script", ["run_mma.py", "matmul_throughput.py"])
+def test_gpu_benchmarks_skip_cleanly_without_gpu(script):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from numba import cuda
+
+    if cuda.is_available():
+        pytest.skip("a GPU is present: the benchmark would really run")
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "tensor_cores" / script
+    r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "skipping" in r.stdout
