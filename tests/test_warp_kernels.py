@@ -52,6 +52,22 @@ def test_up_and_down_read_their_own_value_out_of_range(d):
 def test_width_splits_the_warp_into_segments():
     src = sh.shuffle_sources("idx", 3, width=8)
     assert np.array_equal(src, (np.arange(32) // 8) * 8 + 3)
+    # xor across segments: a later segment is out of reach (own value), an earlier one is not
+    src = sh.shuffle_sources("xor", 16, width=16)
+    assert np.array_equal(src, np.r_[np.arange(16), np.arange(16)])
+
+
+@cuda.jit
+def _xor_width16(x, out):
+    i = cuda.grid(1)
+    out[i] = cuda.shfl_xor_sync(FULL, x[i], 16, 16)
+
+
+def test_simulator_agrees_with_the_rule_for_width():
+    x = np.arange(32, dtype=np.int32) * 10
+    out = np.zeros(32, np.int32)
+    sim(_xor_width16, 1, 32, x, out)
+    assert np.array_equal(out, x[sh.shuffle_sources("xor", 16, width=16)])
 
 
 @given(st.permutations([16, 8, 4, 2, 1]))

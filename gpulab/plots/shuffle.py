@@ -17,8 +17,9 @@ def shuffle_sources(kind: str, arg: int, width: int = 32, lanes: int = 32) -> np
     """Source lane of every lane for one shuffle, as the CUDA Programming Guide defines them.
 
     idx: lane ``arg mod width`` of the lane's segment; up/down: lane -/+ ``arg``, or the lane
-    itself when that falls outside its ``width``-lane segment; xor: lane ^ ``arg`` (own lane if
-    outside the segment).
+    itself when that falls outside its ``width``-lane segment; xor: lane ^ ``arg``, or the lane
+    itself when that lies in a later segment (the Programming Guide lets a group read earlier
+    groups, not later ones).
     """
     lane = np.arange(lanes)
     seg = (lane // width) * width
@@ -31,8 +32,8 @@ def shuffle_sources(kind: str, arg: int, width: int = 32, lanes: int = 32) -> np
         src = lane + arg
         return np.where(src < seg + width, src, lane)
     if kind == "xor":
-        src = lane ^ arg
-        return np.where((src >= seg) & (src < seg + width), src, lane)
+        src = lane ^ arg                    # earlier segments may be read, later ones may not
+        return np.where(src < seg + width, src, lane)
     raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
 
 
