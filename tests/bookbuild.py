@@ -22,6 +22,7 @@ class BuildResult:
     log: str
     seconds: float
     html: Path
+    toc: list  # the _toc.yml entries as they were when the build started
 
 
 _RESULT: BuildResult | None = None
@@ -46,10 +47,11 @@ def build_book() -> BuildResult:
     """Build the whole book into _build/html, once per process."""
     global _RESULT
     if _RESULT is None:
+        toc = toc_files()
         t0 = time.perf_counter()
         proc = run_build(ROOT, ("--all",))
         _RESULT = BuildResult(proc.returncode, proc.stdout + proc.stderr,
-                              time.perf_counter() - t0, HTML)
+                              time.perf_counter() - t0, HTML, toc)
     return _RESULT
 
 

@@ -24,7 +24,7 @@ def test_book_builds_clean(built):
 
 
 def test_every_toc_entry_has_a_page(built):
-    missing = [f for f in toc_files() if not (HTML / (f + ".html")).exists()]
+    missing = [f for f in built.toc if not (HTML / (f + ".html")).exists()]
     assert not missing, f"pages not built: {missing}"
 
 
@@ -41,7 +41,7 @@ def test_images_referenced_by_pages_exist(built):
 
 
 def test_chapter_pages_have_executed_outputs_and_colab_button(built):
-    for f in toc_files():
+    for f in built.toc:
         if not f.startswith("chapters/"):
             continue
         html = (HTML / (f + ".html")).read_text()
@@ -77,6 +77,7 @@ def _mini_book(tmp_path: Path, files: dict[str, str], root: str) -> Path:
     book = tmp_path / "book"
     book.mkdir()
     shutil.copy(ROOT / "_config.yml", book / "_config.yml")
+    shutil.copytree(ROOT / "book" / "_ext", book / "book" / "_ext")
     (book / "_toc.yml").write_text(f"format: jb-book\nroot: {root}\n")
     for name, text in files.items():
         (book / name).write_text(text)
