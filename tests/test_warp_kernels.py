@@ -457,3 +457,47 @@ def test_kernels_type_check_for_the_cuda_target(monkeypatch):
         cres = compile_cuda(getattr(wk, name).py_func, nt.void, sig, cc=(9, 0))
         ir = cres.library.get_llvm_str()
         assert "shfl" in ir or name == "block_sum_tree", name
+
+
+# ---- the GPU benchmark: skips cleanly here; its results file is read back by the chapter -------
+
+def test_benchmark_skips_without_a_gpu(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if cuda.is_available():  # pragma: no cover - on a GPU machine this would really run it
+        pytest.skip("a GPU is present: run benchmarks/reduction.py directly")
+    root = Path(__file__).resolve().parents[1]
+    target = tmp_path / "reduction.json"
+    proc = subprocess.run([sys.executable, str(root / "benchmarks" / "reduction.py"), "--out",
+                           str(target)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "SKIP" in proc.stdout and not target.exists()
+
+
+def test_results_reader_summarises_what_the_benchmark_writes(tmp_path):
+    import json
+
+    from gpulab.plots import reduction_bench as rb
+
+    assert "No GPU measurements" in rb.summary(None) and rb.plot(None) is None
+    row = lambda n, t, s: {"n": n, "bytes": 4 * n, "block": 256, "grid": n // 256,  # noqa: E731
+                           "tree": {"ms": 1, "GBps": t, "rel_err": 0},
+                           "shuffle": {"ms": 1, "GBps": s, "rel_err": 0}, "shuffle_over_tree": s / t}
+    best = {"kernel": "grid-stride", "grid": 528, "block": 512, "ms": 0.25, "GBps": 4200.0,
+            "rel_err": 1e-7}
+    res = {"environment": {"gpu": "Test GPU", "when_utc": "2026-01-01T00:00:00Z",
+                           "nvidia_smi": "999.1", "numba-cuda": "0.30.4"},
+           "block_sums": [row(2 ** 16, 100.0, 150.0), row(2 ** 18, 400.0, 500.0)],
+           "device_sum": {"n": 2 ** 28, "bytes": 2 ** 30, "best": best, "runs": [best],
+                          "libraries": {"cupy": {"version": "13", "GBps": 4500.0},
+                                        "torch": {"error": "ModuleNotFoundError"}},
+                          "best_over_cupy": 4200 / 4500}}
+    p = tmp_path / "reduction.json"
+    p.write_text(json.dumps(res))
+    text = rb.summary(rb.load(p))
+    assert "Test GPU" in text and "2026-01-01" in text
+    assert "93.3%" in text and "1.50x" in text and "torch: not measured" in text
+    ax = rb.plot(rb.load(p))
+    assert len(ax.lines) == 3  # tree, shuffle, and the cupy line
