@@ -50,12 +50,14 @@ def first_mismatch(got: np.ndarray, want: np.ndarray, rtol: float, atol: float):
 
 
 def run_cases(kernel, cases, *, backend: str = "sim", rtol: float = 1e-5, atol: float = 1e-6,
-              min_efficiency: float | None = None, arg_names=None, hint_oob: str | None = None):
+              min_efficiency: float | None = None, arg_names=None, hint_oob: str | None = None,
+              hint_mismatch: str = ""):
     """Run every case; return ``(CheckResult, reports)``.
 
     Fails with the case name and the reason: the simulator stopped the kernel (its message names
     the line and threads), an output element differs (which, expected, got; NaN = never written),
-    or the warp execution efficiency is below ``min_efficiency``.
+    or the warp execution efficiency is below ``min_efficiency``. ``hint_oob`` and
+    ``hint_mismatch`` add a chapter-specific hint to those two failures.
     """
     import gpulab
     from gpulab.errors import KernelError, OutOfBounds
@@ -86,8 +88,9 @@ def run_cases(kernel, cases, *, backend: str = "sim", rtol: float = 1e-5, atol: 
                 idx, g, w, n = mm
                 where = ", ".join(map(str, idx))
                 extra = " (never written: no thread stored it)" if np.isnan(g) else ""
+                hint = hint_mismatch
                 return CheckResult(False, f"{case.name}: {name}[{where}] = {g:g}, expected {w:g}"
-                                          f"{extra}; {n} of {want.size} elements wrong"), reps
+                                          f"{extra}; {n} of {want.size} elements wrong{hint}"), reps
         if min_efficiency is not None and backend == "sim":
             eff = float(rep.warp_efficiency)
             effs.append(eff)
