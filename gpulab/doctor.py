@@ -61,6 +61,7 @@ class Facts:
     have_nvjitlink: bool | None = None
     backend: str = "sim"
     smoke_error: str | None = None                # message of a failed test kernel on the GPU
+    describe: str | None = None                   # gpulab.describe(): what `import gpulab` says
 
 
 def _version(tup: str | None) -> tuple:
@@ -228,12 +229,15 @@ def collect(smoke: bool = True) -> Facts:
                 f.smoke_error = _smoke_kernel()
     except Exception:
         pass
-    try:  # the lead's gpulab.BACKEND is the authority when it exists
+    try:  # gpulab.BACKEND is the authority when it exists
+        os.environ.setdefault("GPULAB_QUIET", "1")  # the report prints describe() itself
         import gpulab
 
         f.backend = getattr(gpulab, "BACKEND", f.backend)
-    except Exception:
-        pass
+        if hasattr(gpulab, "describe"):
+            f.describe = gpulab.describe()
+    except Exception as e:
+        f.describe = f"import gpulab failed: {type(e).__name__}: {e}"
     return f
 
 
@@ -277,6 +281,8 @@ def report(f: Facts, findings: list[Finding]) -> str:
         lines.append("gpu         none usable by numba.cuda")
     where = "numba.cuda on the GPU" if f.backend == "gpu" else "CPU: gpulab simulator"
     lines.append(f"backend     {f.backend} ({where}) for backend='auto'")
+    if f.describe:
+        lines.append(f"import      {f.describe}")
     lines.append("")
     if findings:
         lines += [x.render() for x in findings]

@@ -119,6 +119,10 @@ def test_python_m_gpulab_runs_and_exits_0_here():
     p = _run([sys.executable, "-m", "gpulab", "--no-smoke"])
     assert p.returncode == 0, p.stdout + p.stderr
     assert "numpy" in p.stdout and np.__version__ in p.stdout and "backend" in p.stdout
+    import gpulab
+
+    if hasattr(gpulab, "describe"):  # the one line `import gpulab` prints is in the report
+        assert gpulab.describe() in p.stdout
 
 
 def test_doctor_exits_1_and_names_the_fix_when_numpy_lacks_row_stack():
