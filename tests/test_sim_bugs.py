@@ -238,3 +238,13 @@ def test_session_stays_usable_after_errors():
     out = np.zeros(64)
     run(unguarded, 2, 32, out)
     assert (out == 1).all()
+
+
+def test_non_constant_shared_shape_is_refused_as_numba_does():
+    """numba rejects (TILE, TILE + 1) as a shape (seen on the H200); so must the simulator."""
+    @cuda.jit
+    def k(out):
+        tile = cuda.shared.array((32, 32 + 1), float32)
+        tile[0, 0] = 1
+    with pytest.raises(errors.UnsupportedFeature, match="compile-time constant"):
+        run(k, 1, 32, np.zeros(1))

@@ -94,11 +94,12 @@ def test_shared_float64_needs_two_wavefronts_without_conflict():
 
 
 TILE = 32
+TILE_PAD = 33
 
 
 @cuda.jit
 def transpose_tile(out, a, pad):
-    tile = cuda.shared.array((TILE, TILE + 1), float32)
+    tile = cuda.shared.array((TILE, TILE_PAD), float32)
     x, y = cuda.grid(2)
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     if pad:

@@ -12,6 +12,7 @@ from numba import cuda, float32
 N = 1 << 16
 TPB = 256
 TILE = 32
+TILE_PAD = TILE + 1      # numba needs shared shapes to be compile-time constants
 
 
 @dataclass
@@ -76,7 +77,7 @@ def transpose_naive(out, a):
 
 @cuda.jit(lineinfo=True)
 def transpose_padded(out, a):
-    tile = cuda.shared.array((TILE, TILE + 1), float32)
+    tile = cuda.shared.array((TILE, TILE_PAD), float32)
     x = cuda.blockIdx.x * TILE + cuda.threadIdx.x
     y = cuda.blockIdx.y * TILE + cuda.threadIdx.y
     tile[cuda.threadIdx.y, cuda.threadIdx.x] = a[y, x]

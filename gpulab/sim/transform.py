@@ -98,6 +98,23 @@ class _Rewriter(ast.NodeTransformer):
             return ast.copy_location(_call("f64", node), node)
         return node
 
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr == "array" and isinstance(f.value, ast.Attribute)
+                and f.value.attr in ("shared", "local")):
+            shape = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg == "shape"), None)
+            if shape is not None and not _is_constant_shape(shape):
+                line = getattr(node, "lineno", None)
+                raise UnsupportedFeature(
+                    f"the shape of cuda.{f.value.attr}.array must be a compile-time constant for "
+                    f"numba: an int literal, a global constant, or a tuple of those.",
+                    filename=self.filename, line=line, source=self.lines.get(line),
+                    hint="compute it at module level, e.g. TILE_PAD = TILE + 1, and use "
+                         "(TILE, TILE_PAD).")
+        return node
+
     def visit_Lambda(self, node):
         self._unsupported(node, "a lambda inside a kernel")
 
@@ -278,6 +295,19 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         self._unsupported(node, "a function defined inside a kernel")
+
+
+def _is_constant_shape(node):
+    """What numba accepts as a shared/local array shape: literals and global names."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "f64":
+        return False
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return True
+    if isinstance(node, ast.Tuple):
+        return all(_is_constant_shape(e) for e in node.elts)
+    return False
 
 
 def source_of(fn):
