@@ -10,15 +10,19 @@ _COLORS = {"host": "tab:blue", "kernel": "tab:green"}
 
 def draw(tl, ax=None, unit: str = "ms", gap_lane: str = "kernel", title: str | None = None):
     """Horizontal bars of each lane's intervals; the gaps of ``gap_lane`` in red (time the device
-    waited for the host). Returns the matplotlib Axes."""
+    waited for the host); host time spent launching or simulating kernels in light blue.
+    Returns the matplotlib Axes."""
     scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[unit]
     lanes = tl.lanes()
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 0.6 + 0.7 * max(len(lanes), 1)))
     for row, lane in enumerate(lanes):
-        bars = [(i.start * scale, i.duration * scale) for i in tl.lane(lane)]
-        ax.broken_barh(bars, (row - 0.35, 0.7), facecolors=_COLORS.get(lane, "tab:gray"),
-                       edgecolor="black", linewidth=0.3)
+        ivs = tl.lane(lane)
+        bars = [(i.start * scale, i.duration * scale) for i in ivs]
+        # on the host lane, time spent launching (or simulating) kernels is drawn lighter
+        colors = ["tab:cyan" if lane == "host" and i.name.startswith(("launch", "simulate"))
+                  else _COLORS.get(lane, "tab:gray") for i in ivs]
+        ax.broken_barh(bars, (row - 0.35, 0.7), facecolors=colors, edgecolor="black", linewidth=0.3)
     if gap_lane in lanes:
         row = lanes.index(gap_lane)
         gaps = [(s * scale, (e - s) * scale) for s, e in tl.gaps(gap_lane)]
