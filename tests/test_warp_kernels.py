@@ -501,3 +501,66 @@ def test_results_reader_summarises_what_the_benchmark_writes(tmp_path):
     assert "93.3%" in text and "1.50x" in text and "torch: not measured" in text
     ax = rb.plot(rb.load(p))
     assert len(ax.lines) == 3  # tree, shuffle, and the cupy line
+
+
+def test_benchmark_logic_runs_end_to_end_on_the_simulator(monkeypatch, tmp_path):
+    """Dry run of benchmarks/reduction.py with numba.cuda's device API replaced by numpy arrays
+    and every launch sent to gpulab's simulator: checks the script's bookkeeping and its
+    correctness checks (timings here are fake and not asserted)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("bench_reduction", root / "benchmarks" / "reduction.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    class Dev(np.ndarray):
+        def copy_to_host(self):
+            return np.asarray(self).copy()
+
+        def copy_to_device(self, ary):
+            self[...] = ary
+
+    class Event:
+        def record(self):
+            pass
+
+        def synchronize(self):
+            pass
+
+    fake = types.SimpleNamespace(
+        is_available=lambda: True, gpus=[0], synchronize=lambda: None, event=Event,
+        event_elapsed_time=lambda a, b: 1.0,
+        to_device=lambda h: np.array(h).view(Dev),
+        device_array=lambda n, dt: np.zeros(n, dt).view(Dev),
+        get_current_device=lambda: types.SimpleNamespace(name=b"simulated", MULTIPROCESSOR_COUNT=2,
+                                                         compute_capability=(9, 0)),
+        cudadrv=types.SimpleNamespace(driver=types.SimpleNamespace(
+            driver=types.SimpleNamespace(get_version=lambda: (12, 8)))))
+    monkeypatch.setattr(bench, "cuda", fake)
+
+    class Launcher:
+        def __init__(self, kernel):
+            self.kernel = kernel
+
+        def __getitem__(self, cfg):
+            grid, block = cfg
+            return lambda *a: gpulab.launch(self.kernel, grid, block,
+                                            *[np.asarray(v) for v in a], backend="sim")
+
+    for name in ("block_sum_tree", "block_sum_shfl", "device_sum", "device_sum_pairs"):
+        monkeypatch.setattr(wk, name, Launcher(getattr(wk, name)))
+    monkeypatch.setattr(bench, "time_kernel", lambda fn, reps=20, warmup=3: (fn(), 1.0)[1])
+    res = {"environment": bench.environment()}
+    bench.bench_block_sums(res, [1024, 4096])
+    bench.bench_device_sum(res, 8192)
+    assert [r["n"] for r in res["block_sums"]] == [1024, 4096]
+    for r in res["block_sums"]:
+        assert r["tree"]["rel_err"] < 1e-6 and r["shuffle"]["rel_err"] < 1e-6
+    d = res["device_sum"]
+    assert d["best"] is not None and d["best"]["rel_err"] < 1e-5
+    assert all(r["rel_err"] < 1e-5 for r in d["runs"]), d["runs"]
+    assert {r["block"] for r in d["runs"]} >= {256, 512, 1024}
+    json.dumps(res)  # everything it stores is JSON-serialisable
