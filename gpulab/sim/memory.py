@@ -331,6 +331,9 @@ class SharedArray(ArrayProxy):
         self.r_warp = np.full((blocks, n), NO_WARP, dtype=np.int64)
         self.r_lane = np.full((blocks, n), -1, dtype=np.int64)
         self.r_epoch = np.full((blocks, n), -1, dtype=np.int64)
+        self._n = n
+        self._scratch_lo = np.full(blocks * n, np.iinfo(np.int64).max, dtype=np.int64)
+        self._scratch_hi = np.full(blocks * n, -1, dtype=np.int64)
 
     def _prefix(self):
         return (self.ctx.layout.block_of,)
@@ -371,25 +374,19 @@ class SharedArray(ArrayProxy):
             bad = np.flatnonzero(w_other)
             if len(bad):
                 self._race("read-after-write", lanes[bad[0]], w_lane[bad[0]], el[bad[0]], "wrote")
-            # record readers: one warp, or several
-            r_cur = self.r_epoch[blk, el] == epoch
-            r_warp = np.where(r_cur, self.r_warp[blk, el], NO_WARP)
-            order = np.lexsort((warp, blk * (el.max() + 1) + el))
-            key = (blk * (el.max() + 1) + el)[order]
-            wsorted = warp[order]
-            first = np.ones(len(key), dtype=bool)
-            first[1:] = key[1:] != key[:-1]
-            grp = np.cumsum(first) - 1
-            gmin = wsorted[first]
-            gmax = np.maximum.reduceat(wsorted, np.flatnonzero(first))
-            prev = r_warp[order][first]
-            many = (gmin != gmax) | (prev == MANY_WARPS) | ((prev >= 0) & (prev != gmin))
-            newval = np.where(many, MANY_WARPS, gmin)
-            b0, e0 = blk[order][first], el[order][first]
-            self.r_warp[b0, e0] = newval
-            self.r_lane[b0, e0] = lanes[order][first]
-            self.r_epoch[b0, e0] = ctx.barrier_epoch[b0]
-            del grp
+            # record readers: one warp, or several (then any other warp's write is a race)
+            key = blk * self._n + el
+            r_cur = self.r_epoch.flat[key] == epoch
+            prev = np.where(r_cur, self.r_warp.flat[key], NO_WARP)
+            lo, hi = self._scratch_lo, self._scratch_hi
+            np.minimum.at(lo, key, warp)
+            np.maximum.at(hi, key, warp)
+            many = (lo[key] != hi[key]) | (prev == MANY_WARPS) | ((prev >= 0) & (prev != warp))
+            self.r_warp.flat[key] = np.where(many, MANY_WARPS, warp)
+            self.r_lane.flat[key] = lanes
+            self.r_epoch.flat[key] = epoch
+            lo[key] = np.iinfo(np.int64).max
+            hi[key] = -1
         else:
             bad = np.flatnonzero(w_other)
             if len(bad):
