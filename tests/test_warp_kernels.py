@@ -1,7 +1,6 @@
 """Tests for chapter 08: warp kernels on the simulator, the seed's bugs, the shuffle model and plot,
 the exercise checks (they must fail wrong kernels, with the reason) and the widget."""
 import math
-import os
 import types
 
 import numpy as np
@@ -9,8 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from numba import cuda, float32
 
-os.environ.setdefault("GPULAB_QUIET", "1")
-os.environ.setdefault("MPLBACKEND", "Agg")
+import matplotlib
+
+matplotlib.use("Agg")
 
 import gpulab  # noqa: E402
 from gpulab import errors  # noqa: E402
