@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = [
     "Format", "FORMATS", "get", "format_table", "quantize", "round_tf32", "bit_fields",
-    "amax_scale", "quantize_scaled", "DelayedScaling", "range_report", "dot_errors",
+    "amax_scale", "quantize_scaled", "DelayedScaling", "range_report", "sequential_dot", "dot_errors",
     "mixed_matmul", "relative_error", "BudgetProblem", "default_problem",
 ]
 
