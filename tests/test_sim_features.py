@@ -339,3 +339,13 @@ def test_auto_picks_sim_without_gpu():
         pytest.skip("a GPU is present")
     rep = gpulab.launch(half, 1, 32, np.zeros(32, np.float16), np.zeros(32, np.float16))
     assert rep.backend == "sim"
+
+
+def test_print_one_line_per_active_thread(capsys):
+    @cuda.jit
+    def k(n):
+        i = cuda.grid(1)
+        if i < n:
+            print("thread", i)
+    run(k, 1, 32, 3)
+    assert capsys.readouterr().out.splitlines() == ["thread 0", "thread 1", "thread 2"]

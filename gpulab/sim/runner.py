@@ -66,6 +66,7 @@ class _Launch:
         for name, value in list(ns.items()):
             ns[name] = self._substitute(value)
         ns.update(BUILTINS)
+        ns["print"] = self._print
         ns[CTX] = self.ctx
         ns["__U"] = UNDEF
         self.functions[fn] = None  # guard against recursion
@@ -74,6 +75,18 @@ class _Launch:
         self.functions[fn] = built
         self.ctx.lines.update(comp.lines)
         return built
+
+    def _print(self, *args):
+        """print() in a kernel: one line per active thread, as on a GPU (first 64 shown)."""
+        ctx = self.ctx
+        lanes = np.flatnonzero(ctx.mask)
+        limit = 64
+        for lane in lanes[:limit]:
+            vals = [a[lane] if isinstance(a, np.ndarray) and a.ndim and a.shape[0] == ctx.mask.shape[0]
+                    else a for a in args]
+            print(*vals)
+        if len(lanes) > limit:
+            print(f"... ({len(lanes) - limit} more lines from other threads)")
 
     def _substitute(self, value):
         if _is_cuda_module(value):
