@@ -186,3 +186,28 @@ def test_widgets_write_their_answer():
     assert ns["best"] == C.best_p(m, 1024)
     s.alpha_us.value = 100.0          # costlier steps: the peak moves to fewer GPUs
     assert ns["best"] < C.best_p(m, 1024)
+
+
+# ---- figures ----------------------------------------------------------------------------
+def test_figures_draw_what_they_say():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from gpulab.plots import amdahl as P
+    from gpulab.models import comms as C
+    ax = P.speedup_curves(fs=(0.9, 0.95))
+    labels = [l.get_label() for l in ax.get_lines()]
+    assert "f = 0.95" in labels and "ideal S = p" in labels
+    s95 = [l for l in ax.get_lines() if l.get_label() == "f = 0.95"][0].get_ydata()
+    assert s95.max() < 20 and s95.max() > 19        # flattens under its ceiling at p = 1024
+    assert any("16.8" in t.get_text() for t in ax.texts)
+    fit = A.fit_times([2, 8], [0.3 + 2.7 / 2, 0.3 + 2.7 / 8])
+    ax = P.fit_plot(fit, [2, 8, 32], [1.65, 0.6375, 0.384], [True, True, False])
+    assert "held out" in " ".join(l.get_label() for l in ax.get_lines())
+    m = C.StepModel(1e-3, 0.2, 1e9, 10e-6, C.LINKS["PCIe 5.0 x16"].per_direction)
+    ax = P.scaling_plot({"pcie": m}, ps=[1, 2, 4, 8])
+    y = [l for l in ax.get_lines() if l.get_label() == "pcie"][0].get_ydata()
+    assert np.allclose(y, C.scaling(m, [1, 2, 4, 8])["speedup"])
+    ax = P.launch_chain([{"n": 1024, "k": 4, "numba_unfused_s": 4e-4, "numba_fused_s": 1e-4}])
+    assert [l.get_ydata()[0] for l in ax.get_lines()] == pytest.approx([100.0, 25.0])
+    plt.close("all")
