@@ -1,6 +1,7 @@
 """Reduction benchmarks for chapter 08; writes benchmarks/results/reduction.json.
 
-Measured in one run, with CUDA events after a warm-up (median of several runs), on float32:
+Measured in one run, on float32, with GPU events around 20 back-to-back calls after a warm-up
+(median of 7), so that numba's host-side launch overhead overlaps the GPU work:
   * per-block sums, shared-memory tree (seed 000's 'SM 6.0' kernel, 9 barriers per 256-thread
     block) against warp shuffles (1 barrier), across input sizes;
   * a full-device sum (grid-stride loop, 4 loads in flight per thread, shuffle block reduce,
@@ -38,20 +39,41 @@ def gpu_present():
         return False
 
 
-def time_kernel(fn, reps=20, warmup=3):
-    """Median milliseconds of fn() bracketed by CUDA events (numba's)."""
+def time_launches(fn, record, elapsed, sync, reps=7, inner=20, warmup=3):
+    """Per-launch milliseconds: median over ``reps`` of ``inner`` back-to-back calls of fn()
+    between two GPU events, so the host's launch overhead overlaps the GPU's work. Also returns
+    the host's microseconds per call: when the GPU time is not clearly above it, the figure
+    measures launch overhead, not the kernel (flagged as launch_bound)."""
     for _ in range(warmup):
         fn()
-    cuda.synchronize()
-    times = []
+    sync()
+    gpu, host = [], []
     for _ in range(reps):
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cuda.event_elapsed_time(start, stop))
-    return float(np.median(times))
+        start, stop = record(), None
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        host.append((time.perf_counter() - t0) / inner * 1e6)
+        stop = record()
+        gpu.append(elapsed(start, stop) / inner)
+    ms, host_us = float(np.median(gpu)), float(np.median(host))
+    return ms, {"host_us_per_call": host_us, "launch_bound": ms * 1e3 < 1.5 * host_us}
+
+
+def _numba_event():
+    e = cuda.event()
+    e.record()
+    return e
+
+
+def _numba_elapsed(a, b):
+    b.synchronize()
+    return cuda.event_elapsed_time(a, b)
+
+
+def time_kernel(fn, **kw):
+    """time_launches with numba's CUDA events: (ms per launch, timing details)."""
+    return time_launches(fn, _numba_event, _numba_elapsed, cuda.synchronize, **kw)
 
 
 def environment():
@@ -102,63 +124,55 @@ def bench_block_sums(res, sizes, block=256):
         row = {"n": n, "bytes": 4 * n, "block": block, "grid": grid}
         for name, kern in (("tree", warp.block_sum_tree), ("shuffle", warp.block_sum_shfl)):
             out = cuda.device_array(grid, np.float32)
-            ms = time_kernel(lambda: kern[grid, block](x, out))
+            ms, info = time_kernel(lambda: kern[grid, block](x, out))
             got = out.copy_to_host().astype(np.float64).sum()
-            row[name] = {"ms": ms, "GBps": 4 * n / ms / 1e6, "rel_err": rel_err(got, want)}
+            row[name] = {"ms": ms, "GBps": 4 * n / ms / 1e6, "rel_err": rel_err(got, want), **info}
             del out
         row["shuffle_over_tree"] = row["tree"]["ms"] / row["shuffle"]["ms"]
         rows.append(row)
+        flag = " (launch-bound)" if row["tree"]["launch_bound"] or row["shuffle"]["launch_bound"] else ""
         print(f"  n=2^{int(math.log2(n)):2d}: tree {row['tree']['GBps']:8.1f} GB/s, "
-              f"shuffle {row['shuffle']['GBps']:8.1f} GB/s, speed-up {row['shuffle_over_tree']:.2f}x")
+              f"shuffle {row['shuffle']['GBps']:8.1f} GB/s, speed-up {row['shuffle_over_tree']:.2f}x{flag}")
         del x
     res["block_sums"] = rows
 
 
 def _library_sums(x, n):
-    """cupy.sum and torch.sum of the same device buffer, timed with their own events."""
+    """cupy.sum and torch.sum of the same device buffer, timed like our kernels (their events)."""
     libs = {}
     try:
         import cupy as cp
         xc = cp.asarray(x)  # zero-copy through __cuda_array_interface__
-        want = None
 
-        def run():
-            return xc.sum()
-        for _ in range(3):
-            run()
-        cp.cuda.Device().synchronize()
-        ts = []
-        for _ in range(20):
-            s, e = cp.cuda.Event(), cp.cuda.Event()
-            s.record()
-            r = run()
+        def rec():
+            e = cp.cuda.Event()
             e.record()
-            e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e))
-        ms = float(np.median(ts))
+            return e
+
+        def el(a, b):
+            b.synchronize()
+            return cp.cuda.get_elapsed_time(a, b)
+        ms, info = time_launches(lambda: xc.sum(), rec, el, cp.cuda.Device().synchronize)
         libs["cupy"] = {"version": cp.__version__, "ms": ms, "GBps": 4 * n / ms / 1e6,
-                        "value": float(r)}
-        del xc, want
+                        "value": float(xc.sum()), **info}
+        del xc
     except Exception as e:  # noqa: BLE001
         libs["cupy"] = {"error": repr(e)}
     try:
         import torch
         xt = torch.as_tensor(x, device="cuda")
-        for _ in range(3):
-            torch.sum(xt)
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(20):
-            s = torch.cuda.Event(enable_timing=True)
+
+        def rec():
             e = torch.cuda.Event(enable_timing=True)
-            s.record()
-            r = torch.sum(xt)
             e.record()
-            e.synchronize()
-            ts.append(s.elapsed_time(e))
-        ms = float(np.median(ts))
+            return e
+
+        def el(a, b):
+            b.synchronize()
+            return a.elapsed_time(b)
+        ms, info = time_launches(lambda: torch.sum(xt), rec, el, torch.cuda.synchronize)
         libs["torch"] = {"version": torch.__version__, "ms": ms, "GBps": 4 * n / ms / 1e6,
-                         "value": float(r)}
+                         "value": float(torch.sum(xt)), **info}
         del xt
     except Exception as e:  # noqa: BLE001
         libs["torch"] = {"error": repr(e)}
@@ -184,9 +198,9 @@ def bench_device_sum(res, n):
         out.copy_to_device(zero)
         kern[grid, block](arr, out)
         got = float(out.copy_to_host()[0])
-        ms = time_kernel(lambda: kern[grid, block](arr, out))  # out keeps accumulating: timing only
+        ms, info = time_kernel(lambda: kern[grid, block](arr, out))  # out keeps adding up: timing only
         row = {"kernel": label, "grid": grid, "block": block, "blocks_per_sm": grid / sms,
-               "ms": ms, "GBps": 4 * n / ms / 1e6, "rel_err": rel_err(got, want)}
+               "ms": ms, "GBps": 4 * n / ms / 1e6, "rel_err": rel_err(got, want), **info}
         runs.append(row)
         return row
 
@@ -229,9 +243,11 @@ def main():
         return 0
     top = 24 if args.quick else 28
     res = {"script": "benchmarks/reduction.py", "environment": environment(),
-           "method": "CUDA events around each launch, 3 warm-ups, median of 20; float32 input "
-                     "uniform in [0,1); GB/s = 4 bytes x n / time; results checked against a "
-                     "float64 host sum (rel_err)"}
+           "method": "3 warm-up calls, then the median over 7 repetitions of 20 back-to-back calls "
+                     "between two CUDA events (numba's, cupy's or torch's), divided by 20; "
+                     "launch_bound marks timings not clearly above the host's time per call; "
+                     "float32 input uniform in [0,1); GB/s = 4 bytes x n / time; every result "
+                     "checked against a float64 host sum (rel_err)"}
     print(res["environment"])
     print("per-block sums, tree vs shuffle:")
     bench_block_sums(res, [2 ** k for k in range(16, top + 1, 2)])

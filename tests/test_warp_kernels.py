@@ -490,15 +490,19 @@ def test_results_reader_summarises_what_the_benchmark_writes(tmp_path):
     res = {"environment": {"gpu": "Test GPU", "when_utc": "2026-01-01T00:00:00Z",
                            "nvidia_smi": "999.1", "numba-cuda": "0.30.4"},
            "block_sums": [row(2 ** 16, 100.0, 150.0), row(2 ** 18, 400.0, 500.0)],
+           "method": "test"}
+    res["block_sums"][0]["tree"]["launch_bound"] = True
+    res.update({
            "device_sum": {"n": 2 ** 28, "bytes": 2 ** 30, "best": best, "runs": [best],
                           "libraries": {"cupy": {"version": "13", "GBps": 4500.0},
                                         "torch": {"error": "ModuleNotFoundError"}},
-                          "best_over_cupy": 4200 / 4500}}
+                          "best_over_cupy": 4200 / 4500}})
     p = tmp_path / "reduction.json"
     p.write_text(json.dumps(res))
     text = rb.summary(rb.load(p))
     assert "Test GPU" in text and "2026-01-01" in text
     assert "93.3%" in text and "1.50x" in text and "torch: not measured" in text
+    assert text.count("launch-bound") == 1
     ax = rb.plot(rb.load(p))
     assert len(ax.lines) == 3  # tree, shuffle, and the cupy line
 
@@ -552,7 +556,9 @@ def test_benchmark_logic_runs_end_to_end_on_the_simulator(monkeypatch, tmp_path)
 
     for name in ("block_sum_tree", "block_sum_shfl", "device_sum", "device_sum_pairs"):
         monkeypatch.setattr(wk, name, Launcher(getattr(wk, name)))
-    monkeypatch.setattr(bench, "time_kernel", lambda fn, reps=20, warmup=3: (fn(), 1.0)[1])
+    monkeypatch.setattr(bench, "time_kernel",
+                        lambda fn, **kw: bench.time_launches(fn, Event, lambda a, b: 1.0,
+                                                             lambda: None, reps=1, inner=1, warmup=0))
     res = {"environment": bench.environment()}
     bench.bench_block_sums(res, [1024, 4096])
     bench.bench_device_sum(res, 8192)
@@ -563,4 +569,5 @@ def test_benchmark_logic_runs_end_to_end_on_the_simulator(monkeypatch, tmp_path)
     assert d["best"] is not None and d["best"]["rel_err"] < 1e-5
     assert all(r["rel_err"] < 1e-5 for r in d["runs"]), d["runs"]
     assert {r["block"] for r in d["runs"]} >= {256, 512, 1024}
+    assert all("launch_bound" in r and r["host_us_per_call"] > 0 for r in d["runs"])
     json.dumps(res)  # everything it stores is JSON-serialisable

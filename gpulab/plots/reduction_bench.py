@@ -32,8 +32,10 @@ def summary(res: dict | None) -> str:
              f"{env.get('when_utc')}, numba-cuda {env.get('numba-cuda')}"]
     lines.append("per-block sums (256 threads): n, tree GB/s, shuffle GB/s, shuffle speed-up")
     for r in res.get("block_sums", []):
+        bound = r["tree"].get("launch_bound") or r["shuffle"].get("launch_bound")
         lines.append(f"  {r['n']:>11,}  {r['tree']['GBps']:8.0f}  {r['shuffle']['GBps']:8.0f}  "
-                     f"{r['shuffle_over_tree']:.2f}x")
+                     f"{r['shuffle_over_tree']:.2f}x"
+                     + ("  (launch-bound: measures the launch, not the kernel)" if bound else ""))
     d = res.get("device_sum")
     if d:
         b = d.get("best")
