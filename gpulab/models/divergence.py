@@ -1,0 +1,72 @@
+"""Warp divergence as arithmetic: a warp's time is the sum over the paths its lanes take,
+T_warp = sum_p T_p, and warp execution efficiency E is the average share of active lanes.
+
+These are the closed forms chapter 03 compares with what gpulab's simulator measures.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+WARP = 32
+
+
+def warp_time(lane_paths, path_time) -> float:
+    """Sum of T_p over the distinct paths taken by the lanes of one warp.
+
+    ``lane_paths``: path id per lane (any hashable; None = lane inactive). ``path_time``: a
+    mapping path -> T_p, a callable, or one number used for every path."""
+    taken = {p for p in lane_paths if p is not None}
+    if callable(path_time):
+        return float(sum(path_time(p) for p in taken))
+    if isinstance(path_time, dict):
+        return float(sum(path_time[p] for p in taken))
+    return float(path_time) * len(taken)
+
+
+def efficiency(lane_paths, path_cost=1.0, common: float = 0.0) -> float:
+    """Warp execution efficiency of one pass through a branch: active lane-instructions over
+    32 x instructions issued. Each path p costs ``path_cost`` instructions (number, mapping or
+    callable) run by its n_p lanes; ``common`` instructions before/after run on all 32 lanes."""
+    paths = [p for p in lane_paths if p is not None]
+    taken = sorted(set(paths), key=str)
+
+    def cost(p):
+        if callable(path_cost):
+            return float(path_cost(p))
+        if isinstance(path_cost, dict):
+            return float(path_cost[p])
+        return float(path_cost)
+
+    useful = sum(paths.count(p) * cost(p) for p in taken) + WARP * common
+    issued = WARP * (sum(cost(p) for p in taken) + common)
+    return useful / issued if issued else 1.0
+
+
+def lanes(condition) -> list:
+    """Path per lane (True/False) for a condition on the lane number, e.g. ``lambda l: l < 17``."""
+    return [bool(condition(lane)) for lane in range(WARP)]
+
+
+def by_warp(values, warp: int = WARP) -> list:
+    """Split a per-thread sequence into consecutive warps of 32 (the last may be shorter)."""
+    v = list(values)
+    return [v[k:k + warp] for k in range(0, len(v), warp)]
+
+
+def loop_efficiency(trips) -> float:
+    """E of a loop body whose trip count varies per thread: every warp runs as many iterations
+    as its longest thread, so E = sum(trips) / sum over warps of 32 x max(trips in warp)."""
+    t = np.asarray(trips, dtype=np.int64)
+    if t.size == 0:
+        return 1.0
+    pad = (-t.size) % WARP
+    w = np.concatenate([t, np.zeros(pad, np.int64)]).reshape(-1, WARP)
+    issued = (w.max(axis=1) * WARP).sum()
+    return float(t.sum() / issued) if issued else 1.0
+
+
+def loop_iterations_issued(trips) -> int:
+    """Warp-level iterations executed: sum over warps of the longest trip count."""
+    t = np.asarray(trips, dtype=np.int64)
+    pad = (-t.size) % WARP
+    return int(np.concatenate([t, np.zeros(pad, np.int64)]).reshape(-1, WARP).max(axis=1).sum())
