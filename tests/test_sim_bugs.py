@@ -248,3 +248,16 @@ def test_non_constant_shared_shape_is_refused_as_numba_does():
         tile[0, 0] = 1
     with pytest.raises(errors.UnsupportedFeature, match="compile-time constant"):
         run(k, 1, 32, np.zeros(1))
+
+
+def test_shuffle_reading_an_inactive_lane_is_caught():
+    """Reported by the chapter 08 author: the value read from an inactive lane is undefined."""
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        v = x[i]
+        if cuda.laneid < 16:
+            v = cuda.shfl_down_sync(cuda.activemask(), v, 8)
+        out[i] = v
+    with pytest.raises(errors.WarpMaskError, match="reads lane 16"):
+        run(k, 1, 32, np.arange(32, dtype=np.int32), np.zeros(32, np.int32))

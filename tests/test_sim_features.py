@@ -349,3 +349,21 @@ def test_print_one_line_per_active_thread(capsys):
             print("thread", i)
     run(k, 1, 32, 3)
     assert capsys.readouterr().out.splitlines() == ["thread 0", "thread 1", "thread 2"]
+
+
+@cuda.jit
+def matches(out, x):
+    i = cuda.grid(1)
+    out[i, 0] = cuda.match_any_sync(0xFFFFFFFF, x[i])
+    m, p = cuda.match_all_sync(0xFFFFFFFF, x[i] // 100)
+    out[i, 1] = m
+    out[i, 2] = p
+
+
+def test_match_any_and_all():
+    x = (np.arange(32) % 3).astype(np.int64)
+    out = np.zeros((32, 3), np.int64)
+    run(matches, 1, 32, out, x)
+    for i in range(32):
+        assert out[i, 0] == sum(1 << j for j in range(32) if x[j] == x[i])
+    assert (out[:, 1] == 0xFFFFFFFF).all() and out[:, 2].all()

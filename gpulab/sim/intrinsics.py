@@ -298,10 +298,24 @@ class SimCuda:
         src = np.broadcast_to(np.asarray(src, dtype=np.int64), ctx.mask.shape).reshape(W, WARP)
         base = (np.arange(W, dtype=np.int64) * WARP)[:, None]
         gsrc = (base + src).ravel()
+        own = np.arange(W * WARP, dtype=np.int64)
+        reads_other = ctx.mask & (gsrc != own)
+        stale = reads_other & ~ctx.mask[gsrc]
+        if stale.any():
+            lane = int(np.flatnonzero(stale)[0])
+            ctx.error(errors.WarpMaskError,
+                      f"{name}: {ctx.layout.thread_name(lane)} reads lane {int(gsrc[lane]) % WARP}, "
+                      f"which is not active here (inactive, exited or outside the member mask). "
+                      f"On a GPU the value it gets is undefined.",
+                      lanes=[lane, int(gsrc[lane])],
+                      hint="make sure every lane a shuffle reads from takes part in it (keep the "
+                           "warp converged, pad with a neutral value instead of exiting early), or "
+                           "ignore the result in lanes whose source is missing.")
         tw = ctx.trace_warp
         if active[tw].any() and len(ctx.shuffles) < 20_000:
+            from .context import _bits
             ctx.shuffles.append({"line": ctx.line, "kind": name, "src": src[tw].copy(),
-                                 "mask": active[tw].copy()})
+                                 "mask": _bits(active[tw])})
         if not _is_array(value):
             return value
         v = np.broadcast_to(value, ctx.mask.shape)
@@ -354,6 +368,28 @@ class SimCuda:
     def eq_sync(self, mask, pred):
         bits, m = self._vote_bits(mask, pred, "eq_sync")
         return ((bits == 0) | (bits == m.ravel())).astype(np.int32)
+
+    def match_any_sync(self, mask, value):
+        """Per lane: the member lanes whose value equals this lane's (HLSL's WaveMatch)."""
+        ctx = self.ctx
+        active = self._members(mask, "match_any_sync")
+        v = np.broadcast_to(value, ctx.mask.shape).reshape(-1, WARP)
+        m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, ctx.mask.shape).reshape(-1, WARP)
+        same = (v[:, :, None] == v[:, None, :]) & active[:, None, :]
+        bits = (same.astype(np.int64) << np.arange(WARP, dtype=np.int64)).sum(axis=2) & m
+        return bits.ravel().astype(np.uint32)
+
+    def match_all_sync(self, mask, value):
+        """(mask, True) when all member lanes hold the same value, else (0, False)."""
+        ctx = self.ctx
+        active = self._members(mask, "match_all_sync")
+        v = np.broadcast_to(value, ctx.mask.shape).reshape(-1, WARP)
+        m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, ctx.mask.shape).reshape(-1, WARP)
+        first = np.argmax(active, axis=1)
+        ref = v[np.arange(v.shape[0]), first][:, None]
+        all_same = ((v == ref) | ~active).all(axis=1)
+        pred = np.repeat(all_same, WARP)
+        return (np.where(pred, m.ravel(), 0).astype(np.uint32), pred)
 
     def activemask(self):
         active = self.ctx.mask.reshape(-1, WARP).astype(np.int64)
