@@ -1,0 +1,64 @@
+"""Execute every chapter notebook top to bottom and record how long each took.
+
+On a GPU machine this is the check that every chapter runs with backend="auto" on the GPU;
+on a CPU it times the simulator path. Writes benchmarks/results/notebooks_<gpu|cpu>.json.
+
+    python benchmarks/run_notebooks.py [--timeout 600] [chapters/05_memory.ipynb ...]
+"""
+import argparse
+import json
+import os
+import platform
+import time
+import traceback
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("notebooks", nargs="*")
+    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--out", default=None)
+    opts = ap.parse_args()
+    os.environ.setdefault("GPULAB_QUIET", "0")
+    import gpulab
+    paths = [Path(p) for p in opts.notebooks] or sorted((ROOT / "chapters").glob("*.ipynb"))
+    runs = []
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        client = NotebookClient(nb, timeout=opts.timeout, kernel_name="python3",
+                                resources={"metadata": {"path": str(path.parent)}})
+        t0 = time.perf_counter()
+        error = None
+        try:
+            client.execute()
+        except Exception as exc:
+            error = "".join(traceback.format_exception_only(type(exc), exc))[-2000:]
+        dt = time.perf_counter() - t0
+        banner = ""
+        for cell in nb.cells:
+            for out in cell.get("outputs", []):
+                if out.get("name") == "stdout" and "gpulab" in out.get("text", ""):
+                    banner = out["text"].strip().splitlines()[0]
+                    break
+            if banner:
+                break
+        runs.append({"notebook": str(path.relative_to(ROOT)), "seconds": round(dt, 2),
+                     "ok": error is None, "error": error, "import_gpulab_said": banner})
+        print(f"{'ok ' if error is None else 'ERR'} {dt:7.1f} s  {path.name}  {banner}", flush=True)
+    which = gpulab.BACKEND
+    out = Path(opts.out) if opts.out else ROOT / "benchmarks" / "results" / f"notebooks_{which}.json"
+    out.write_text(json.dumps({"backend": which, "describe": gpulab.describe(),
+                               "platform": platform.platform(),
+                               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                               "runs": runs}, indent=1) + "\n")
+    raise SystemExit(0 if all(r["ok"] for r in runs) else 1)
+
+
+if __name__ == "__main__":
+    main()
