@@ -160,3 +160,13 @@ def test_warp_uniform_check():
     assert not slow.passed and "efficiency" in slow.message
     wrong = chk.check_warp_uniform(shade_wrong)
     assert not wrong.passed and "expected" in wrong.message
+
+
+def test_path_timing_description():
+    assert "no GPU timing" in md.describe_path_timings(None)
+    data = {"device": "X", "n_threads": 64, "block": 32, "rows": [
+        {"iters": 64, "mode": m, "paths": p, "ms_median": 0.5 * p,
+         "ratio_to_1_path": float(p if m == "divergent" else 1)}
+        for m in ("divergent", "uniform") for p in (1, 32)]}
+    text = md.describe_path_timings(data)
+    assert "P=32: x32.0" in text and "P=32: x1.0" in text

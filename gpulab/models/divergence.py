@@ -70,3 +70,31 @@ def loop_iterations_issued(trips) -> int:
     t = np.asarray(trips, dtype=np.int64)
     pad = (-t.size) % WARP
     return int(np.concatenate([t, np.zeros(pad, np.int64)]).reshape(-1, WARP).max(axis=1).sum())
+
+
+def load_path_timings(name: str = "divergence_paths.json") -> dict | None:
+    """The JSON written by ``benchmarks/divergence_paths.py`` on a GPU, or None if not run."""
+    import json
+
+    from gpulab.models.occupancy import _find_result
+    p = _find_result(name)
+    if p is None:
+        return None
+    with open(p) as f:
+        return json.load(f)
+
+
+def describe_path_timings(data: dict | None) -> str:
+    """Ratios time(P paths) / time(1 path) per body length and mode, as text."""
+    if not data:
+        return ("no GPU timing recorded yet: run `python benchmarks/divergence_paths.py` on a "
+                "machine with an NVIDIA GPU (it writes benchmarks/results/divergence_paths.json)")
+    lines = [f"{data['device']}, {data['n_threads']:,} threads, blocks of {data['block']}"]
+    for iters in sorted({r["iters"] for r in data["rows"]}):
+        for mode in ("divergent", "uniform"):
+            rs = sorted((r for r in data["rows"] if r["iters"] == iters and r["mode"] == mode),
+                        key=lambda r: r["paths"])
+            lines.append(f"  {iters:4d}-iteration body, {mode:9s}: " + "  ".join(
+                f"P={r['paths']}: x{r['ratio_to_1_path']:.1f}" for r in rs)
+                + f"   (1 path: {rs[0]['ms_median']:.3f} ms)")
+    return "\n".join(lines)
