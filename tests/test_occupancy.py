@@ -183,3 +183,27 @@ def test_issue_utilization_follows_littles_law(latency):
         for ilp in (1, 2, 4):
             u = issue_utilization(warps, latency, ilp, 2400)
             assert u == pytest.approx(min(1.0, warps * ilp / latency), abs=0.03)
+
+
+@pytest.mark.parametrize("arch", sorted(ARCHS))
+def test_largest_block_shared_memory_per_architecture(arch):
+    # Programming Guide table: max shared memory per block (opt-in) and per SM; since sm_80 the
+    # difference (1 KB) is "reserved for system use" per block.
+    a = ARCHS[arch]
+    top = a.shared_per_block_optin
+    assert occupancy(32, 16, top, arch, max_dynamic_shared_bytes=top).blocks_per_sm == 1
+    assert occupancy(32, 16, top + 1, arch, max_dynamic_shared_bytes=top + 1).blocks_per_sm == 0
+    assert top + a.shared_reserved_per_block <= a.shared_per_sm
+    # without the opt-in a block stops at 48 KB everywhere
+    assert occupancy(32, 16, 48 * KB, arch).blocks_per_sm >= 1
+    assert occupancy(32, 16, 48 * KB + 1, arch).blocks_per_sm == 0
+
+
+@pytest.mark.parametrize("arch, blocks", [("sm_75", 8), ("sm_80", 18), ("sm_86", 11),
+                                          ("sm_89", 11), ("sm_90", 25)])
+def test_8kb_blocks_fill_the_shared_memory(arch, blocks):
+    # 64-thread blocks with 8 KB of shared memory, worked by hand from the tables:
+    # sm_75 64 KB / 8 KB = 8; sm_80 164 KB / (8 + 1) KB = 18; sm_86/89 100 / 9 = 11;
+    # sm_90 228 / 9 = 25. Block and warp slots allow more on every architecture.
+    o = occupancy(64, 16, 8 * KB, arch)
+    assert o.blocks_per_sm == blocks and o.limiter == "shared memory"
