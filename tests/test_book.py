@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import gpulab
 from bookbuild import HTML, ROOT, build_book, run_build, toc_files
 
 
@@ -46,6 +47,8 @@ def test_chapter_pages_have_executed_outputs_and_colab_button(built):
             continue
         html = (HTML / (f + ".html")).read_text()
         assert "cell_output" in html, f"{f}: no executed output in the page"
+        if hasattr(gpulab, "describe"):  # `import gpulab` said what it runs on
+            assert gpulab.describe() in html, f"{f}: no '{gpulab.describe()}' line"
         want = f"colab.research.google.com/github/gpulab/gpulab/blob/main/{f}.ipynb"
         assert want in html, f"{f}: no Colab launch link"
 
