@@ -170,3 +170,14 @@ def test_path_timing_description():
         for m in ("divergent", "uniform") for p in (1, 32)]}
     text = md.describe_path_timings(data)
     assert "P=32: x32.0" in text and "P=32: x1.0" in text
+
+
+def test_explorers_draw_without_error():
+    from gpulab.widgets.launch_shape import explorer as shape_explorer
+    ns = {}
+    ex = explorer(ns, draw=True)
+    ex.warp.value = 3
+    assert ns["answer"]["condition"] == "lane < 17"
+    sx = shape_explorer(ns, name="shape", draw=True, width=12, height=9, block=(4, 8))
+    sx.bx.value = 8
+    assert ns["shape"]["block"] == (8, 8)

@@ -75,9 +75,11 @@ class DivergenceExplorer:
         if self.draw:
             from gpulab.plots import masks
             self.plot.clear_output(wait=True)
+            from IPython.display import display
             with self.plot:
                 fig = masks.mask_timeline(r["report"])
-                plt.show(fig)
+                display(fig)
+            plt.close(fig)
 
     def _ipython_display_(self):
         from IPython.display import display

@@ -61,9 +61,11 @@ class LaunchShapeExplorer:
         if self.draw and s["valid"] and s["threads"] <= 20_000:
             from gpulab.plots import launch as lp
             self.plot.clear_output(wait=True)
+            from IPython.display import display
             with self.plot:
                 fig = lp.owners(self.width.value, self.height.value, s["block"])
-                plt.show(fig)
+                display(fig)
+            plt.close(fig)
 
     def _ipython_display_(self):
         from IPython.display import display
