@@ -30,14 +30,14 @@ def sm_diagram(ax=None):
         x0 = 2 + q * 24.5
         ax.add_patch(Rectangle((x0, 14), 23, 53, fill=False, lw=1, ls="--"))
         ax.text(x0 + 11.5, 65, f"sub-partition {q}", ha="center", fontsize=8)
-        box(x0 + 1, 58, 21, 5, "warp scheduler\n+ dispatch (1 warp-instr./clk)", "#fde6b0", 6.5)
+        box(x0 + 1, 58, 21, 5, "warp scheduler + dispatch\n1 warp instruction / clock", "#fde6b0", 6)
         box(x0 + 1, 50, 21, 6.5, "register file\n16,384 x 32-bit (64 KB)", "#cfe3f7")
         box(x0 + 1, 42, 10, 6.5, "INT32\nx16", "#d9f0d3")
         box(x0 + 12, 42, 10, 6.5, "FP32\nx32", "#d9f0d3")
         box(x0 + 1, 34, 10, 6.5, "FP64\nx16", "#d9f0d3")
         box(x0 + 12, 34, 10, 6.5, "tensor\ncore", "#f4cccc")
         box(x0 + 1, 26, 10, 6.5, "LD/ST", "#e6e0f8")
-        box(x0 + 12, 26, 10, 6.5, "SFU\n(sin, exp, 1/x)", "#e6e0f8", 6.5)
+        box(x0 + 12, 26, 10, 6.5, "SFU\nsin exp 1/x", "#e6e0f8", 6.5)
         ax.text(x0 + 11.5, 19, "up to 16 resident warps\n(64 per SM)", ha="center", fontsize=7)
     box(2, 3, 96, 8, "L1 data cache / shared memory, 256 KB per SM\n"
         "up to 228 KB of it as shared memory (the split is the 'carveout')", "#eeeeee", 8)
