@@ -52,3 +52,23 @@ def matmul_tiled(c, a, b):
         cuda.syncthreads()
     if row < c.shape[0] and col < c.shape[1]:
         c[row, col] = acc
+
+
+@cuda.jit
+def matmul_tiled_one_barrier(c, a, b):
+    """matmul_tiled without the second barrier (a bug): a fast warp overwrites the next tile
+    while slower warps still read the current one. K must be a multiple of TILE."""
+    sa = cuda.shared.array((TILE, TILE), float32)
+    sb = cuda.shared.array((TILE, TILE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.y * TILE + ty
+    col = cuda.blockIdx.x * TILE + tx
+    acc = float32(0.0)
+    for t in range(a.shape[1] // TILE):
+        sa[ty, tx] = a[row, t * TILE + tx]
+        sb[ty, tx] = b[t * TILE + ty, col]
+        cuda.syncthreads()
+        for k in range(TILE):
+            acc += sa[ty, k] * sb[k, tx]
+    c[row, col] = acc

@@ -111,7 +111,7 @@ def plot_banks(addresses, elem_bytes=4, mask=None, ax=None, title=None):
         per_bank.setdefault(word % metrics.BANKS, []).append(word)
     depth = max((len(v) for v in per_bank.values()), default=1)
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 1.2 + 0.35 * depth))
+        _, ax = plt.subplots(figsize=(10, min(1.2 + 0.35 * depth, 5.5)))
     for bank, words in per_bank.items():
         for row, word in enumerate(words):
             lanes = word_lanes[word]
@@ -121,8 +121,9 @@ def plot_banks(addresses, elem_bytes=4, mask=None, ax=None, title=None):
             ax.text(bank + 0.47, row + 0.45, label, ha="center", va="center", fontsize=6, color="white")
     ax.set_xlim(0, metrics.BANKS)
     ax.set_ylim(max(depth, 1), 0)
-    ax.set_yticks(np.arange(depth) + 0.45)
-    ax.set_yticklabels(range(1, depth + 1))
+    step = 1 if depth <= 8 else 4
+    ax.set_yticks(np.arange(0, depth, step) + 0.45)
+    ax.set_yticklabels(range(1, depth + 1, step))
     ax.set_xticks(np.arange(0, metrics.BANKS, 4) + 0.5)
     ax.set_xticklabels(range(0, metrics.BANKS, 4))
     ax.set_xlabel("bank (box label: lane, '+n' = n more lanes reading the same word)")
@@ -238,4 +239,32 @@ def plot_latency(res, ax=None):
     ax.set_ylabel("cycles per dependent load")
     ax.set_title(measured_label(res), fontsize=9)
     ax.legend()
+    return ax
+
+
+def plot_shared_occupancy(threads_per_block=256, registers_per_thread=32, marks=None, ax=None,
+                          arch="sm_90"):
+    """Resident warps per SM against shared memory per block (chapter 4's occupancy model).
+
+    ``marks`` maps a label to a kernel's shared bytes per block, drawn as points on the curve.
+    """
+    from gpulab.models.occupancy import occupancy
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.5))
+    kb = np.arange(0, 228, 1)
+    occ = [occupancy(threads_per_block, registers_per_thread, int(k * 1024), arch,
+                     max_dynamic_shared_bytes=int(k * 1024)).occupancy for k in kb]
+    ax.step(kb, occ, where="post")
+    for label, b in (marks or {}).items():
+        o = occupancy(threads_per_block, registers_per_thread, int(b), arch,
+                      max_dynamic_shared_bytes=int(b)).occupancy
+        ax.plot(b / 1024, o, "o", label=f"{label}: {b / 1024:.1f} KB, {o:.0%}")
+    if marks:
+        ax.legend(fontsize=8)
+    ax.set_xlabel("shared memory per block (KB)")
+    ax.set_ylabel("occupancy (resident / 64 warps)")
+    ax.set_title(f"{arch}: {threads_per_block} threads/block, {registers_per_thread} registers/thread",
+                 fontsize=9)
+    ax.set_ylim(0, 1.05)
     return ax
