@@ -7,26 +7,14 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 
 from gpulab.models import amdahl as A
+from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
 __all__ = ["CheckResult", "check_speedup", "check_interview_speedup", "check_divergence",
            "check_occupancy", "check_estimate_f", "check_worth_buying"]
 
 
-@dataclass
-class CheckResult:
-    """Outcome of a self-check: passed or not, and a message that says why."""
-
-    passed: bool
-    message: str
-
-    def __bool__(self):
-        return self.passed
-
-    def __repr__(self):
-        return ("✅ " if self.passed else "❌ ") + self.message
 
 
 def _num(x):

@@ -3,23 +3,11 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 
 from gpulab.models import latency as lat
+from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
 
-@dataclass
-class CheckResult:
-    """Outcome of a self-check: passed or not, and a message that says why."""
-
-    passed: bool
-    message: str
-
-    def __bool__(self):
-        return self.passed
-
-    def __repr__(self):
-        return ("✅ " if self.passed else "❌ ") + self.message
 
 
 def _cases(seed: int = 1):

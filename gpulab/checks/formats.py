@@ -1,24 +1,12 @@
 """Self-checks for chapter 09 (tensor cores and number formats); the homework tests use them too."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from gpulab.models import formats as F
 from gpulab.models import mma
+from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
 
-@dataclass
-class CheckResult:
-    """Outcome of a self-check: passed or not, and a message that says why."""
-
-    passed: bool
-    message: str
-
-    def __bool__(self):
-        return self.passed
-
-    def __repr__(self):
-        return ("✅ " if self.passed else "❌ ") + self.message
 
 
 def check_c_owner(fn) -> CheckResult:

@@ -11,22 +11,11 @@ import copy
 from dataclasses import dataclass, field
 
 import numpy as np
+from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
 __all__ = ["CheckResult", "Case", "run_cases", "first_mismatch"]
 
 
-@dataclass
-class CheckResult:
-    """Outcome of a self-check: passed or not, and a message that says why."""
-
-    passed: bool
-    message: str
-
-    def __bool__(self):
-        return self.passed
-
-    def __repr__(self):
-        return ("✅ " if self.passed else "❌ ") + self.message
 
 
 @dataclass

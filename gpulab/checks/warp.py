@@ -7,27 +7,15 @@ simulator counted: a warp-level reduction or scan needs neither.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
+from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
 WARP = 32
 SHARED_LD = "smsp__sass_inst_executed_op_shared_ld.sum"
 SHARED_ST = "smsp__sass_inst_executed_op_shared_st.sum"
 
 
-@dataclass
-class CheckResult:
-    """Outcome of a self-check: passed or not, and a message that says why."""
-
-    passed: bool
-    message: str
-
-    def __bool__(self):
-        return self.passed
-
-    def __repr__(self):
-        return ("✅ " if self.passed else "❌ ") + self.message
 
 
 def _cases(seed: int):
