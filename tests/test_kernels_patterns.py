@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 matplotlib.use("Agg")
 
+from gpulab import images  # noqa: E402
 from gpulab.checks import ch05, ch06, ch07  # noqa: E402
 from gpulab.plots import memory as pm  # noqa: E402
 from gpulab.widgets import memory as wm  # noqa: E402
@@ -104,3 +105,16 @@ def test_halo_cost_and_check():
     h.tile.value = 40
     assert not ch07.check_halo_tile(ns["answer"])          # over 1024 threads
     assert ch07.check_halo_tile({"tile": 24, "radius": 4}, target=1.8)
+
+
+def test_images_and_blur_reference():
+    img = images.test_image(30, 50)
+    assert img.shape == (30, 50, 4) and img.dtype == np.float32
+    assert img.min() >= 0 and img.max() <= 1 and np.all(img[..., 3] == 1)
+    g = images.grey(img)
+    assert g.shape == (30, 50) and g.std() > 0.1                 # there is something to see
+    b = images.box_blur_reference(g, 2)
+    assert np.isclose(b[10, 20], g[8:13, 18:23].mean(), atol=1e-6)   # interior: plain mean
+    assert np.isclose(b[0, 0], np.pad(g, 2, mode="edge")[0:5, 0:5].mean(), atol=1e-6)
+    assert b.std() < g.std()                                      # blurring smooths
+    assert np.allclose(images.box_blur_reference(np.full((7, 9), 0.3, np.float32), 3), 0.3)

@@ -191,10 +191,25 @@ def test_reduction_and_barrier_bug():
         run(reduce.reduce_sum_barrier_in_if, 12, reduce.GROUP, part, v)
 
 
+def test_blur_bank_conflicts_and_rows_variant():
+    g = images.grey(images.test_image(64, 64))
+    want = images.box_blur_reference(g, image.R)
+    o = np.zeros_like(g)
+    sq = run(image.blur_tiled, image.dispatch(64, 64, image.TILE), (16, 16), o, g)
+    assert sq.wavefronts_per_instruction("ld") == 2      # two tile rows 24 words apart per warp
+    o[:] = 0
+    rows = run(image.blur_tiled_rows, (2, 8), (image.ROWS_X, image.ROWS_Y), o, g)
+    assert np.allclose(o, want, atol=1e-5)
+    assert rows.wavefronts_per_instruction("ld") == 1 and rows.bank_conflicts() == 0
+
+
 def test_blur_ragged_image():
     g = images.grey(images.test_image(21, 37))
     o = np.zeros_like(g)
     run(image.blur_tiled, image.dispatch(37, 21, image.TILE), (16, 16), o, g)
+    assert np.allclose(o, images.box_blur_reference(g, image.R), atol=1e-5)
+    o[:] = 0
+    run(image.blur_tiled_rows, (2, 3), (image.ROWS_X, image.ROWS_Y), o, g)
     assert np.allclose(o, images.box_blur_reference(g, image.R), atol=1e-5)
 
 
