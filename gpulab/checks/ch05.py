@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpulab import metrics
-from gpulab.checks.ch01 import CheckResult
+from gpulab.checks.result import CheckResult
 from gpulab.plots import memory as pm
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpulab.checks.ch01 import CheckResult
+from gpulab.checks.result import CheckResult
 from gpulab.widgets.memory import halo_cost
 
 
