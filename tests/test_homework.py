@@ -1,0 +1,297 @@
+"""The homework in exercises/: every master goes through ``otter assign``; the solution, the
+untouched student notebook, prepared wrong submissions and hostile ones are graded with
+``otter run`` (through gpulab.grading, which adds the time limits) and must score what they
+should. Everything is generated once per session in a temporary folder and graded in one
+parallel batch, so the whole file takes about a minute or two on 2 cores."""
+from __future__ import annotations
+
+import copy
+import csv
+import filecmp
+import glob
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+pytest.importorskip("otter", reason="otter-grader is not installed (pip install 'gpulab[grading]')")
+import nbformat  # noqa: E402
+
+from gpulab import grading, homework  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXERCISES = os.path.join(ROOT, "exercises")
+MASTERS = sorted(p for p in glob.glob(os.path.join(EXERCISES, "*", "*.ipynb"))
+                 if os.path.basename(os.path.dirname(p)) == os.path.splitext(os.path.basename(p))[0])
+HWS = [os.path.basename(os.path.dirname(p)) for p in MASTERS]
+ENV = {"PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+CELL_TIMEOUT = 6          # seconds a cell may run while grading here (an endless loop costs this)
+JOBS = max(2, min(4, os.cpu_count() or 2))
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+HOSTILE = _load(os.path.join(EXERCISES, "hostile.py"), "hw_hostile")
+
+
+def _otter():
+    exe = os.path.join(os.path.dirname(sys.executable), "otter")
+    return [exe] if os.path.exists(exe) else [sys.executable, "-m", "otter"]
+
+
+# ---- building submissions -------------------------------------------------------------------
+
+def _find(nb, text):
+    hits = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and text in c.source]
+    assert hits, f"no code cell contains {text!r}"
+    return hits[0]
+
+
+def _edit(solution, spec):
+    nb = copy.deepcopy(solution)
+    for text, src in spec.get("replace", {}).items():
+        nb.cells[_find(nb, text)].source = src.strip("\n")
+    for text, src in spec.get("add", []):
+        i = _find(nb, text)
+        nb.cells.insert(i + 1, nbformat.v4.new_code_cell(src))
+    return nb
+
+
+def _with_cells(solution, sources, after="grader = otter.Notebook"):
+    nb = copy.deepcopy(solution)
+    i = _find(nb, after)
+    for k, src in enumerate(sources):
+        nb.cells.insert(i + 1 + k, nbformat.v4.new_code_cell(src))
+    return nb
+
+
+@pytest.fixture(scope="session")
+def assigned(tmp_path_factory):
+    """otter assign for every master (in parallel): {hw: {"rc", "log", "dir", "zip", "seconds"}}."""
+    base = tmp_path_factory.mktemp("hw_dist")
+
+    def run(master):
+        hw = os.path.basename(os.path.dirname(master))
+        out = base / hw
+        t0 = time.monotonic()
+        p = subprocess.run(_otter() + ["assign", "-v", master, str(out)], cwd=os.path.dirname(master),
+                           env=dict(os.environ, **ENV, GPULAB_QUIET="1"), capture_output=True,
+                           text=True, timeout=300)
+        zips = glob.glob(str(out / "autograder" / "*.zip"))
+        return hw, {"rc": p.returncode, "log": (p.stdout + p.stderr)[-4000:], "dir": str(out),
+                    "zip": zips[0] if zips else None, "seconds": time.monotonic() - t0}
+
+    with ThreadPoolExecutor(JOBS) as pool:
+        return dict(pool.map(run, MASTERS))
+
+
+@pytest.fixture(scope="session")
+def graded(assigned, tmp_path_factory):
+    """Every prepared submission of every homework, graded in one batch:
+    {(hw, name): row} with row as gpulab.grading.grade_one returns it, plus the spec."""
+    base = tmp_path_factory.mktemp("hw_subs")
+    jobs = []          # (hw, name, path, zip, spec)
+    for hw in HWS:
+        a = assigned[hw]
+        if a["rc"] != 0 or not a["zip"]:
+            continue
+        sol = nbformat.read(os.path.join(a["dir"], "autograder", f"{hw}.ipynb"), as_version=4)
+        d = base / hw
+        d.mkdir()
+
+        def put(name, nb, spec):
+            path = d / name / f"{hw}.ipynb"
+            path.parent.mkdir()
+            nbformat.write(nb, str(path))
+            jobs.append((hw, name, str(path), a["zip"], spec))
+
+        put("solution", sol, {})
+        shutil.copytree(os.path.join(a["dir"], "student"), d / "student")
+        jobs.append((hw, "student", str(d / "student" / f"{hw}.ipynb"), a["zip"], {}))
+        put("chaos", _with_cells(sol, HOSTILE.CHAOS), {})
+        spec_file = os.path.join(EXERCISES, hw, "submissions.py")
+        subs = _load(spec_file, f"subs_{hw}").SUBMISSIONS if os.path.exists(spec_file) else {}
+        for name, spec in subs.items():
+            put(name, _edit(sol, spec), spec)
+        if hw == HWS[0]:
+            put("delete_tests", _with_cells(sol, [HOSTILE.DELETE_TESTS]), {"below_full": True})
+    t0 = time.monotonic()
+    csv_path = str(base / "grades.csv")
+    rows = grading.grade_folder([j[2] for j in jobs], [j[3] for j in jobs], csv_path, jobs=JOBS,
+                                timeout=240, cell_timeout=CELL_TIMEOUT, env=ENV)
+    out = {(j[0], j[1]): dict(r, spec=j[4]) for j, r in zip(jobs, rows)}
+    out["_csv"] = csv_path
+    out["_seconds"] = time.monotonic() - t0
+    return out
+
+
+# ---- otter assign -------------------------------------------------------------------------
+
+def test_there_are_five_homeworks():
+    assert len(MASTERS) >= 5, f"expected at least 5 masters in exercises/, found {HWS}"
+
+
+@pytest.mark.parametrize("hw", HWS)
+def test_assign_succeeds(assigned, hw):
+    a = assigned[hw]
+    assert a["rc"] == 0, a["log"]
+    assert "All autograder tests passed" in a["log"], a["log"]
+    assert a["zip"], "no autograder zip"
+    stu = os.path.join(a["dir"], "student", f"{hw}.ipynb")
+    nb = nbformat.read(stu, as_version=4)
+    text = "\n".join(c.source for c in nb.cells)
+    assert "BEGIN SOLUTION" not in text and "# HIDDEN" not in text
+    assert f'homework.public_tests("{hw}")' in text
+
+
+@pytest.mark.parametrize("hw", HWS)
+def test_public_tests_shipped_in_gpulab_match_assign(assigned, hw):
+    """gpulab/homework/<hw>/tests is what otter assign writes for students (refresh with the
+    command in exercises/README.md when a master changes), and holds no hidden test."""
+    gen = os.path.join(assigned[hw]["dir"], "student", "tests")
+    shipped = homework.public_tests(hw)
+    names = sorted(os.listdir(gen))
+    assert sorted(f for f in os.listdir(shipped) if f.endswith(".py")) == names
+    for n in names:
+        assert filecmp.cmp(os.path.join(gen, n), os.path.join(shipped, n), shallow=False), \
+            f"gpulab/homework/{hw}/tests/{n} is stale"
+        assert "hidden=True" not in open(os.path.join(shipped, n)).read()
+
+
+@pytest.mark.parametrize("hw", HWS)
+def test_masters_have_no_outputs(hw):
+    nb = nbformat.read(os.path.join(EXERCISES, hw, f"{hw}.ipynb"), as_version=4)
+    for c in nb.cells:
+        if c.cell_type == "code":
+            assert not c.outputs and c.execution_count is None
+
+
+# ---- grading -------------------------------------------------------------------------------
+
+def _row(graded, hw, name):
+    row = graded.get((hw, name))
+    assert row is not None, f"{hw}/{name} was not graded (did otter assign fail?)"
+    return row
+
+
+def _cases(row):
+    return "\n".join(f"{q}: " + "; ".join(f"{'ok' if p else 'FAIL'} {m[:300]}" for _, p, m in cs)
+                     for q, cs in row["cases"].items())
+
+
+@pytest.mark.parametrize("hw", HWS)
+def test_solution_scores_full_marks(graded, hw):
+    row = _row(graded, hw, "solution")
+    assert row["status"] == "ok", row["error"]
+    assert row["possible"] and row["total"] == row["possible"], _cases(row)
+
+
+@pytest.mark.parametrize("hw", HWS)
+def test_untouched_student_notebook_scores_under_half(graded, hw):
+    row = _row(graded, hw, "student")
+    assert row["status"] == "ok", row["error"]
+    assert row["total"] < row["possible"] / 2, _cases(row)
+
+
+def _spec_items():
+    out = []
+    for hw in HWS:
+        f = os.path.join(EXERCISES, hw, "submissions.py")
+        if os.path.exists(f):
+            out += [(hw, name) for name in _load(f, f"subs_{hw}").SUBMISSIONS]
+    return out
+
+
+@pytest.mark.parametrize("hw,name", _spec_items())
+def test_prepared_submission_loses_what_it_should(graded, hw, name):
+    row = _row(graded, hw, name)
+    spec = row["spec"]
+    full = _row(graded, hw, "solution")["scores"]
+    assert row["status"] == "ok", row["error"]
+    for q, (score, possible) in row["scores"].items():
+        want = spec.get("scores", {}).get(q, None if spec.get("below_full") else full[q][0])
+        if want is not None:
+            assert score == want, f"{q}: scored {score} of {possible}, expected {want}\n" + _cases(row)
+    if spec.get("below_full"):
+        assert row["total"] < row["possible"], _cases(row)
+
+
+@pytest.mark.parametrize("hw", HWS)
+def test_hostile_cells_are_survived(graded, hw):
+    """A raising cell, sys.exit(), megabytes of output, reading the tests and two endless loops
+    (one that swallows Exception) do not stop grading: the solution around them keeps full marks."""
+    row = _row(graded, hw, "chaos")
+    assert row["status"] == "ok", row["error"]
+    assert row["total"] == row["possible"], _cases(row)
+    assert row["seconds"] < 120
+    assert "test file paths" in row["flags"]
+
+
+def test_deleting_the_tests_earns_nothing_and_does_not_hang(graded):
+    row = _row(graded, HWS[0], "delete_tests")
+    assert row["total"] < _row(graded, HWS[0], "solution")["total"]
+    assert row["status"] in ("ok", "error")
+
+
+def test_tampering_is_flagged_in_the_csv(graded):
+    with open(graded["_csv"], newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {"file", "status", "total", "possible", "q1", "flags", "error"} <= set(rows[0])
+    flagged = [r for r in rows if "assigns to numpy" in r["flags"]]
+    assert flagged, "the numpy.testing patch was not flagged"
+    assert all(float(r["total"]) < float(r["possible"]) for r in flagged)
+    print(f"graded {len(rows)} submissions in {graded['_seconds']:.0f} s")
+
+
+# ---- gpulab.grading on its own --------------------------------------------------------------
+
+def test_timed_stops_an_endless_function():
+    def spin():
+        while True:
+            pass
+
+    t0 = time.monotonic()
+    with pytest.raises(grading.TimeLimit):
+        grading.timed(spin, 0.3)()
+    assert time.monotonic() - t0 < 3
+    assert grading.timed(lambda x: x + 1, 1)(1) == 2
+
+
+def test_tamper_findings_sees_a_replaced_check(monkeypatch):
+    from gpulab.checks import vector
+
+    monkeypatch.setattr(grading, "_SNAPSHOT", None)
+    grading.snapshot()
+    assert grading.tamper_findings() == []
+    monkeypatch.setattr(vector, "check_saxpy", lambda *a, **k: True)
+    found = grading.tamper_findings()
+    assert any("gpulab.checks.vector.check_saxpy" in f for f in found), found
+    with pytest.raises(AssertionError):
+        grading.assert_untampered()
+    monkeypatch.undo()
+    monkeypatch.setattr(grading, "_SNAPSHOT", None)
+
+
+def test_suspicious_patterns(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import numpy as np\nnp.testing.assert_allclose = print"),
+        nbformat.v4.new_code_cell("import sys\nsys.modules['gpulab.checks'] = None"),
+        nbformat.v4.new_code_cell("x = np.isclose(1, 1)"),
+    ])
+    p = tmp_path / "s.ipynb"
+    nbformat.write(nb, str(p))
+    flags = grading.suspicious(str(p))
+    assert "assigns to numpy" in flags and "sys.modules" in flags
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("y = np.isclose(1, 1)")]), str(p))
+    assert grading.suspicious(str(p)) == []
