@@ -1,0 +1,351 @@
+"""gpulab.plots.measured and the appendix book/measured_h200.ipynb, against the committed results."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import nbformat  # noqa: E402
+import pytest  # noqa: E402
+
+from gpulab.models import mma  # noqa: E402
+from gpulab.plots import measured  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+COMMITTED = sorted(p.stem for p in RESULTS.glob("*.json"))
+NOTEBOOK = ROOT / "book" / "measured_h200.ipynb"
+
+
+def raw(name):
+    return json.loads((RESULTS / f"{name}.json").read_text())
+
+
+def copy_results(tmp_path, names=None):
+    for n in names or COMMITTED:
+        shutil.copy(RESULTS / f"{n}.json", tmp_path / f"{n}.json")
+    return tmp_path
+
+
+def by_what(hs):
+    return {h.what: h for h in hs}
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+# ---------------------------------------------------------------- coverage
+
+def test_there_are_committed_results():
+    assert {"reduction", "occupancy_vs_driver", "divergence_paths"} <= set(COMMITTED)
+
+
+def test_every_committed_json_has_a_section():
+    assert measured.uncovered(RESULTS) == []
+    assert set(COMMITTED) <= set(measured.SECTIONS)
+
+
+def test_every_committed_json_is_shown_by_the_notebook():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    src = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    explicit = set(re.findall(r'measured\.show\("(\w+)"\)', src))
+    missing = [n for n in COMMITTED if n not in explicit]
+    # the rest are shown by the "other results" loop, which shows everything not listed as shown
+    listed = set(re.findall(r'"(\w+)"', src.split("shown = ", 1)[1].split("}", 1)[0]))
+    assert listed == explicit
+    assert all(n not in listed for n in missing)
+
+
+def test_unknown_file_is_reported_not_dropped(tmp_path, capsys):
+    copy_results(tmp_path, ["reduction"])
+    (tmp_path / "something_new.json").write_text(json.dumps({"device": "X", "value": 1}))
+    assert measured.uncovered(tmp_path) == ["something_new"]
+    assert measured.show("something_new", tmp_path) == []
+    out = capsys.readouterr().out
+    assert "No section describes something_new.json" in out and "value" in out
+
+
+def test_available_matches_the_folder(tmp_path):
+    assert measured.available(RESULTS) == COMMITTED
+    assert measured.available(tmp_path) == []
+    assert measured.available(tmp_path / "nowhere") == []
+
+
+def test_default_lookup_finds_the_committed_files():
+    assert set(COMMITTED) <= set(measured.available())
+    assert measured.load("reduction") == raw("reduction")
+
+
+# ---------------------------------------------------------------- missing files
+
+def test_missing_file_is_handled(tmp_path, capsys):
+    copy_results(tmp_path, ["reduction"])
+    assert measured.load("bandwidth", tmp_path) is None
+    assert measured.show("bandwidth", tmp_path) == []
+    out = capsys.readouterr().out
+    assert "python benchmarks/bandwidth.py" in out and "bandwidth.json" in out
+    assert measured.headlines("bandwidth", None) == []
+    assert measured.figure("bandwidth", None) is None
+    card = measured.scorecard(tmp_path)
+    rows = card[card["from"] == "bandwidth.json absent"]
+    assert set(rows["check"]) == set(measured.SECTIONS["bandwidth"].targets)
+    assert set(rows["verdict"]) == {"not measured"}
+
+
+def test_empty_copy_gives_messages_not_errors(tmp_path, capsys):
+    assert measured.run_info(tmp_path) == {}
+    card = measured.scorecard(tmp_path)
+    assert set(card["verdict"]) == {"not measured"}
+    for name in measured.SECTIONS:
+        assert measured.show(name, tmp_path) == []
+    assert capsys.readouterr().out.count("No benchmarks/results/") == len(measured.SECTIONS)
+
+
+# ---------------------------------------------------------------- headline figures recomputed
+
+def test_reduction_ratios_recomputed_from_times():
+    r = raw("reduction")
+    d = r["device_sum"]
+    hs = by_what(measured.headlines("reduction", r))
+    for lib in ("cupy", "torch"):
+        h = hs[f"full-device sum vs {lib}.sum"]
+        # same bytes for both, so the bandwidth ratio is the inverse ratio of the times
+        assert h.value == pytest.approx(d["libraries"][lib]["ms"] / d["best"]["ms"], rel=1e-9)
+        assert h.value == pytest.approx(d[f"best_over_{lib}"], rel=1e-9)
+        assert h.met == (h.value >= 0.9)
+        assert f"{h.value:.1%}" in h.text
+    big = max((b for b in r["block_sums"] if not b["tree"]["launch_bound"]), key=lambda b: b["n"])
+    assert hs["per-block shuffle / tree"].value == pytest.approx(big["tree"]["ms"] / big["shuffle"]["ms"])
+
+
+def test_reduction_target_can_be_missed():
+    r = raw("reduction")
+    r["device_sum"]["libraries"]["cupy"]["GBps"] = r["device_sum"]["best"]["GBps"] / 0.85
+    h = by_what(measured.headlines("reduction", r))["full-device sum vs cupy.sum"]
+    assert h.value == pytest.approx(0.85)
+    assert h.met is False and "MISSED" in str(h)
+
+
+def test_divergence_ratio_recomputed():
+    r = raw("divergence_paths")
+    hs = measured.headlines("divergence_paths", r)
+    iters = sorted({x["iters"] for x in r["rows"]})
+    assert len(hs) == len(iters)
+    for it, h in zip(iters, hs):
+        rows = {x["paths"]: x for x in r["rows"] if x["iters"] == it and x["mode"] == "divergent"}
+        pmax = max(rows)
+        assert h.value == pytest.approx(rows[pmax]["ms_median"] / rows[1]["ms_median"])
+        assert h.value == pytest.approx(rows[pmax]["ratio_to_1_path"])
+        assert f"model: {pmax}x" in h.against
+
+
+def test_occupancy_agreement_recomputed_and_can_fail():
+    r = raw("occupancy_vs_driver")
+    agree = sum(c["driver"] == c["gpulab"] for c in r["configs"])
+    assert agree == sum(s["match"] for s in r["summary"].values())
+    (h,) = measured.headlines("occupancy_vs_driver", r)
+    assert h.value == agree / len(r["configs"])
+    assert h.met == (agree == len(r["configs"]))
+    r["configs"][0]["gpulab"] = r["configs"][0]["driver"] + 1
+    (h2,) = measured.headlines("occupancy_vs_driver", r)
+    assert h2.value == (agree - 1) / len(r["configs"]) and h2.met is False
+
+
+def test_fidelity_counts_recomputed_from_counters():
+    r = raw("fidelity")
+    c = measured.fidelity_counts(r)
+    ratios_equal = [k for k, v in r.items()
+                    if all(x["ncu"] == x["sim"] for x in v["ratios"].values())]
+    assert c["ratios_equal"] == ratios_equal
+    assert len(c["launches"]) == len(r)
+    (h,) = measured.headlines("fidelity", r)
+    assert h.value == len(ratios_equal) / len(r)
+    for k in c["launches"]:
+        if k not in ratios_equal:
+            assert k in h.text
+
+
+def test_tensor_core_fractions_use_the_datasheet_only_for_an_h200():
+    r = raw("tensor_cores_throughput")
+    peaks = mma.H200_DATASHEET["peak_tflops"]
+    hs = by_what(measured.headlines("tensor_cores_throughput", r))
+    for prec, tf in r["tflops"].items():
+        base = "fp8" if prec.startswith("fp8") else prec
+        assert hs[f"{prec} matmul / dense datasheet peak"].value == pytest.approx(tf / peaks[base])
+    r["device"] = "Tesla T4"
+    (h,) = measured.headlines("tensor_cores_throughput", r)
+    assert h.value is None and "do not apply" in h.text
+
+
+def test_issue7_compared_with_this_run(tmp_path):
+    copy_results(tmp_path, ["tensor_cores_throughput", "tensor_cores_throughput_issue7"])
+    old, new = raw("tensor_cores_throughput_issue7"), raw("tensor_cores_throughput")
+    (h,) = measured.headlines("tensor_cores_throughput_issue7", old, tmp_path)
+    assert h.value == pytest.approx(min(new["tflops"][p] / v for p, v in old["tflops"].items()))
+    (tmp_path / "tensor_cores_throughput.json").unlink()
+    (h,) = measured.headlines("tensor_cores_throughput_issue7", old, tmp_path)
+    assert h.value is None
+
+
+def test_launch_and_amdahl_and_sim_speed_recomputed():
+    lo = raw("launch_overhead")
+    hs = by_what(measured.headlines("launch_overhead", lo))
+    small = min(lo["chain"], key=lambda x: x["n"])
+    assert hs["fused / unfused chain"].value == pytest.approx(small["numba_unfused_s"] / small["numba_fused_s"])
+    assert f"{lo['numba_tiny']['host_s_per_launch'] * 1e6:.1f} us" in hs["numba launch, host side (s)"].text
+
+    am = raw("amdahl_gpu")
+    fit, ps, t, used, worst = measured.amdahl_fit(am)
+    assert sorted(ps[used]) == [2, 8]
+    assert fit.time(2) == pytest.approx(t[ps == 2][0]) and fit.time(8) == pytest.approx(t[ps == 8][0])
+    held = [abs(fit.check(p, x)) for p, x in zip(ps, t) if p not in (2, 8) and p <= am["env"]["n_sm"]]
+    assert worst == pytest.approx(max(held))
+
+    ss = raw("sim_speed")
+    (h,) = measured.headlines("sim_speed", ss)
+    assert h.value == pytest.approx(min(k["numba_sim_s"] / k["gpulab_s"] for k in ss["kernels"].values()), rel=1e-6)
+
+
+# ---------------------------------------------------------------- bandwidth.json, when it arrives
+
+def fake_bandwidth(copy_frac=0.95, transpose_frac=0.85):
+    """A bandwidth.json with the keys benchmarks/bandwidth.py writes."""
+    torch_gbps = 4000.0
+    best = torch_gbps * copy_frac
+    return {
+        "environment": {"gpu": "Some GPU", "when_utc": "2030-01-02T03:04:05Z", "numba": "9.9",
+                        "numba_cuda": "8.8", "nvidia_smi": "999.1, 2000 MHz, 1 MiB"},
+        "copy": {"bytes": 1 << 30, "kernels": {"float32, one per thread": {"ms": 1.0, "GBps": best},
+                                               "float32, grid-stride": {"ms": 1.1, "GBps": best * 0.9}},
+                 "best": "float32, one per thread", "best_GBps": best, "correct": True,
+                 "torch": {"version": "x", "ms": 1.0, "GBps": torch_gbps},
+                 "best_over_torch": copy_frac},
+        "strided": [{"stride": s, "ms": 1.0, "useful_GBps": best / s} for s in (1, 2, 4, 8)],
+        "offset": [{"offset": 0, "ms": 1.0, "useful_GBps": best}],
+        "transpose": {"side": 1024, "kernels": {
+            "transpose_naive": {"ms": 3.0, "GBps": best / 3, "correct": True},
+            "transpose_shared": {"ms": 2.0, "GBps": best / 2, "correct": True},
+            "transpose_padded": {"ms": 1.0, "GBps": best * transpose_frac, "correct": True}},
+            "padded_over_best_copy": transpose_frac},
+        "matmul": {"n": 1024, "kernels": {"matmul_naive": {"ms": 9, "TFLOPs": 2.0},
+                                          "matmul_tiled": {"ms": 3, "TFLOPs": 6.0}},
+                   "torch_fp32_tf32_off": {"version": "x", "ms": 1, "TFLOPs": 40.0},
+                   "tiled_over_torch": 0.15},
+    }
+
+
+@pytest.mark.parametrize("copy_frac,transpose_frac", [(0.95, 0.85), (0.85, 0.75)])
+def test_bandwidth_targets_when_present(tmp_path, copy_frac, transpose_frac, capsys):
+    (tmp_path / "bandwidth.json").write_text(json.dumps(fake_bandwidth(copy_frac, transpose_frac)))
+    res = measured.load("bandwidth", tmp_path)
+    hs = by_what(measured.headlines("bandwidth", res))
+    assert hs["device copy vs torch copy"].value == pytest.approx(copy_frac)
+    assert hs["device copy vs torch copy"].met == (copy_frac >= 0.9)
+    assert hs["padded transpose vs copy"].value == pytest.approx(transpose_frac)
+    assert hs["padded transpose vs copy"].met == (transpose_frac >= 0.8)
+    assert hs["tiled fp32 matmul / torch fp32"].value == pytest.approx(6.0 / 40.0)
+    assert hs["tiled fp32 matmul / torch fp32"].met is None
+    card = measured.scorecard(tmp_path)
+    row = card[card["check"] == "device copy vs torch copy"].iloc[0]
+    assert row["verdict"] == ("met" if copy_frac >= 0.9 else "MISSED")
+    assert measured.show("bandwidth", tmp_path)
+    assert len(plt.get_fignums()) == 2          # strided-read figure and the copy/transpose bars
+    out = capsys.readouterr().out
+    assert "Some GPU" in out and "driver 999.1" in out and "2030-01-02" in out
+
+
+def test_bandwidth_partial_file_does_not_break(tmp_path):
+    b = fake_bandwidth()
+    del b["matmul"], b["transpose"]
+    b["copy"]["torch"] = {"error": "ImportError('torch')"}
+    (tmp_path / "bandwidth.json").write_text(json.dumps(b))
+    res = measured.load("bandwidth", tmp_path)
+    assert measured.headlines("bandwidth", res) == []
+    card = measured.scorecard(tmp_path)
+    assert set(card[card["from"] == "not in bandwidth.json"]["check"]) == set(measured.SECTIONS["bandwidth"].targets)
+
+
+# ---------------------------------------------------------------- labels
+
+def test_labels_are_read_from_the_file(tmp_path):
+    r = raw("reduction")
+    lab = measured.label("reduction", r)
+    env = r["environment"]
+    assert env["gpu"] in lab and env["nvidia_smi"].split(",")[0] in lab
+    assert env["when_utc"][:10] in lab and f"numba {env['numba']}" in lab
+    r["environment"]["gpu"] = "Tesla T4"
+    r["environment"]["nvidia_smi"] = "535.1, 1590 MHz"
+    lab2 = measured.label("reduction", r)
+    assert "Tesla T4" in lab2 and "driver 535.1" in lab2 and env["when_utc"][:10] in lab2
+
+
+def test_every_committed_file_gets_a_label_with_machine_and_date():
+    for name in COMMITTED:
+        lab = measured.label(name, raw(name))
+        assert "machine not recorded" not in lab, name
+        assert re.search(r"\d{4}-\d{2}-\d{2}|date not recorded", lab), name
+
+
+def test_fidelity_label_comes_from_its_readme():
+    env = measured.environment(raw("fidelity"), "fidelity")
+    readme = (ROOT / "benchmarks" / "fidelity" / "README.md").read_text()
+    assert env["gpu"] in readme and env["driver"] in readme and env["date"] in readme
+    assert "README" in measured.label("fidelity", raw("fidelity"))
+
+
+def test_run_info_collects_every_gpu_and_driver():
+    info = measured.run_info(RESULTS)
+    gpus = {raw(n).get("device") or raw(n).get("environment", {}).get("gpu") for n in COMMITTED} - {None}
+    assert set(info["gpu"]) == gpus
+    assert raw("reduction")["environment"]["nvidia_smi"].split(",")[0] in info["driver"]
+
+
+# ---------------------------------------------------------------- figures and tables
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_every_committed_file_has_a_figure_or_a_table(name):
+    res = raw(name)
+    fig = measured.figure(name, res)
+    tab = measured.table(name, res)
+    assert fig is not None or tab is not None
+    if tab is not None:
+        assert len(tab) > 0
+
+
+# ---------------------------------------------------------------- the notebook
+
+COLAB_CELL = '''# On Colab, install gpulab first (does nothing elsewhere).
+import sys
+if "google.colab" in sys.modules:
+    %pip install -q "gpulab[colab] @ git+https://github.com/gpulab/gpulab"'''
+
+
+def test_notebook_follows_the_house_conventions():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[0].source.strip() == COLAB_CELL
+    assert code[1].source.strip() == "import gpulab"
+    assert not [c for c in code if c.outputs or c.execution_count is not None]
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "Run it on your own GPU" in text and "T4" in text and "ncu" in text
+
+
+def test_notebook_text_does_not_type_in_the_measured_numbers():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    d = raw("reduction")["device_sum"]
+    typed = [f"{d['best']['GBps']:.0f}", f"{d['libraries']['cupy']['GBps']:.0f}",
+             f"{raw('launch_overhead')['numba_tiny']['host_s_per_launch'] * 1e6:.1f}"]
+    typed += [f"{h.value:.1%}" for n in COMMITTED for h in measured.headlines(n, raw(n), RESULTS)
+              if h.value is not None and h.value < 10]
+    assert not [t for t in typed if t in text]
