@@ -400,6 +400,32 @@ def grade_folder(submissions, autograder, csv_path: str, jobs: int = 1,
     return rows
 
 
+def assign_all(exercises: str, out: str, sync_public_tests: bool = False) -> dict:
+    """Run ``otter assign`` on every master ``exercises/<hw>/<hw>.ipynb`` into ``out/<hw>``; with
+    ``sync_public_tests``, copy each student ``tests/`` folder into gpulab/homework/<hw>/tests
+    (what Colab notebooks use). Returns {hw: autograder zip path}."""
+    import shutil
+
+    zips = {}
+    for master in sorted(glob.glob(os.path.join(exercises, "*", "*.ipynb"))):
+        hw = os.path.splitext(os.path.basename(master))[0]
+        if os.path.basename(os.path.dirname(master)) != hw:
+            continue
+        dest = os.path.abspath(os.path.join(out, hw))
+        shutil.rmtree(dest, ignore_errors=True)
+        otter = os.path.join(os.path.dirname(sys.executable), "otter")
+        cmd = [otter] if os.path.exists(otter) else [sys.executable, "-m", "otter"]
+        subprocess.run(cmd + ["assign", "-v", os.path.abspath(master), dest], check=True,
+                       cwd=os.path.dirname(os.path.abspath(master)))
+        zips[hw] = sorted(glob.glob(os.path.join(dest, "autograder", "*.zip")))[-1]
+        if sync_public_tests:
+            target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "homework", hw, "tests")
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(os.path.join(dest, "student", "tests"), target)
+        print(f"{hw}: {zips[hw]}")
+    return zips
+
+
 def main(argv=None):
     """``python -m gpulab.grading grade AUTOGRADER.zip SUBMISSION_OR_FOLDER... --csv grades.csv``"""
     ap = argparse.ArgumentParser(prog="python -m gpulab.grading",
@@ -414,7 +440,15 @@ def main(argv=None):
                    help=f"seconds per submission before it is stopped (default {DEFAULT_SUBMISSION_TIMEOUT})")
     g.add_argument("--cell-timeout", type=float, default=None,
                    help=f"seconds per notebook cell (default {DEFAULT_CELL_TIMEOUT})")
+    s = sub.add_parser("assign", help="otter assign every master in exercises/ (student + autograder)")
+    s.add_argument("--exercises", default="exercises", help="folder of masters (default exercises)")
+    s.add_argument("--out", default="dist", help="output folder (default dist)")
+    s.add_argument("--sync-public-tests", action="store_true",
+                   help="also copy the public tests into gpulab/homework (maintainers)")
     a = ap.parse_args(argv)
+    if a.cmd == "assign":
+        assign_all(a.exercises, a.out, a.sync_public_tests)
+        return 0
     files = []
     for s in a.submissions:
         files += sorted(glob.glob(os.path.join(s, "*.ipynb"))) if os.path.isdir(s) else [s]

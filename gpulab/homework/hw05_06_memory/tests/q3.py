@@ -1,0 +1,7 @@
+from otter.test_files import test_case
+
+OK_FORMAT = False
+
+name = "q3"
+points = []
+
