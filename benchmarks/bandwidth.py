@@ -171,10 +171,19 @@ def bench_transpose(res, side):
         ms = time_kernel(lambda: k[T.grid_for(host.shape), (T.TILE, T.BLOCK_ROWS)](out, a))
         ok = bool(np.array_equal(out.copy_to_host(), host.T))
         rows[name] = {"ms": ms, "GBps": 2 * nbytes / ms / 1e6, "correct": ok}
+    k = T.transpose_padded_wide
+    ms = time_kernel(lambda: k[T.grid_for_wide(host.shape), (T.TILE_WIDE, T.ROWS_WIDE)](out, a))
+    ok = bool(np.array_equal(out.copy_to_host(), host.T))
+    rows["transpose_padded_wide"] = {"ms": ms, "GBps": 2 * nbytes / ms / 1e6, "correct": ok}
     res["transpose"] = {"side": side, "kernels": rows}
     best = res.get("copy", {}).get("best_GBps")
     if best:
         res["transpose"]["padded_over_best_copy"] = rows["transpose_padded"]["GBps"] / best
+        res["transpose"]["padded_wide_over_best_copy"] = rows["transpose_padded_wide"]["GBps"] / best
+    torch_copy = res.get("copy", {}).get("torch", {}).get("GBps")
+    if torch_copy:
+        res["transpose"]["padded_wide_over_torch_copy"] = (
+            rows["transpose_padded_wide"]["GBps"] / torch_copy)
     del a, out
 
 

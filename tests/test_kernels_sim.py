@@ -219,3 +219,16 @@ def test_histograms():
         h = np.zeros(256, np.int32)
         run(k, 4, histogram.BLOCK, h, d)
         assert np.array_equal(h, np.bincount(d, minlength=256))
+
+
+def test_wide_padded_transpose_is_correct_and_conflict_free():
+    import gpulab
+    from gpulab.kernels import transpose as T
+    for shape in ((128, 64), (100, 70)):            # whole tiles, and ragged edges
+        a = np.random.default_rng(1).random(shape, dtype=np.float32)
+        out = np.zeros(shape[::-1], np.float32)
+        rep = gpulab.launch(T.transpose_padded_wide, T.grid_for_wide(shape),
+                            (T.TILE_WIDE, T.ROWS_WIDE), out, a, backend="sim")
+        assert np.array_equal(out, a.T)
+        assert rep.bank_conflicts() == 0
+        assert rep.sectors_per_request("ld") == 4 or shape == (100, 70)

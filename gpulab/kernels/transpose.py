@@ -91,3 +91,48 @@ def row_sums_shared(out, a):
             s += tile[tx, k]
         if row0 + tx < a.shape[0]:
             out[row0 + tx] = s
+
+
+TILE_WIDE = 64
+ROWS_WIDE = 4
+PADDED_WIDE = TILE_WIDE + 1
+
+
+def grid_for_wide(shape):
+    """Launch grid of :func:`transpose_padded_wide` for an input of shape (height, width)."""
+    h, w = shape
+    return ((w + TILE_WIDE - 1) // TILE_WIDE, (h + TILE_WIDE - 1) // TILE_WIDE)
+
+
+@cuda.jit
+def transpose_padded_wide(out, a):
+    """The padded transpose tuned for bandwidth: 64 x 65 tiles, 64 x 4 threads (16 elements
+    each, more loads in flight per thread), and no per-element bounds checks in whole tiles.
+
+    Chosen by benchmarks/transpose_variants.py on an H200 (64x4 was the fastest of the shapes
+    tried). Launch with grid_for_wide(a.shape), block (TILE_WIDE, ROWS_WIDE).
+    """
+    tile = cuda.shared.array((TILE_WIDE, PADDED_WIDE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    x = cuda.blockIdx.x * TILE_WIDE + tx
+    y = cuda.blockIdx.y * TILE_WIDE + ty
+    whole = ((cuda.blockIdx.x + 1) * TILE_WIDE <= a.shape[1]
+             and (cuda.blockIdx.y + 1) * TILE_WIDE <= a.shape[0])
+    if whole:
+        for j in range(0, TILE_WIDE, ROWS_WIDE):
+            tile[ty + j, tx] = a[y + j, x]
+    else:
+        for j in range(0, TILE_WIDE, ROWS_WIDE):
+            if x < a.shape[1] and y + j < a.shape[0]:
+                tile[ty + j, tx] = a[y + j, x]
+    cuda.syncthreads()
+    xo = cuda.blockIdx.y * TILE_WIDE + tx
+    yo = cuda.blockIdx.x * TILE_WIDE + ty
+    if whole:
+        for j in range(0, TILE_WIDE, ROWS_WIDE):
+            out[yo + j, xo] = tile[tx, ty + j]
+    else:
+        for j in range(0, TILE_WIDE, ROWS_WIDE):
+            if xo < a.shape[0] and yo + j < a.shape[1]:
+                out[yo + j, xo] = tile[tx, ty + j]
