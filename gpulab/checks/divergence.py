@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from gpulab.checks.kernels import Case, CheckResult, run_cases
+from gpulab.kernels import divergence as kd
 
 
 def parity_reference(x: np.ndarray) -> np.ndarray:
@@ -45,3 +46,54 @@ def check_parity_scale(kernel, block: int = 128, seed=None, min_efficiency: floa
     if res2 and backend == "sim":
         return CheckResult(True, res2.message + f"; also correct for n = {', '.join(map(str, odd))}")
     return res2
+
+
+# -- chapter 03's own exercises ------------------------------------------------------------
+
+def check_uniform_split(answer) -> CheckResult:
+    """Widget exercise: a condition that sends at least a quarter of the threads each way and
+    still has warp execution efficiency 1 (no warp is split)."""
+    if not isinstance(answer, dict) or "condition" not in answer:
+        return CheckResult(False, "run the explorer cell first: `answer` should be its dict")
+    if "error" in answer:
+        return CheckResult(False, f"the condition does not run: {answer['error']}")
+    n = answer["threads_then"] + answer["threads_else"]
+    few = min(answer["threads_then"], answer["threads_else"])
+    if few < n / 4:
+        return CheckResult(False, f"`{answer['condition']}`: {answer['threads_then']} threads take "
+                                  f"the if-branch and {answer['threads_else']} the else; both "
+                                  f"should get at least a quarter of the {n}")
+    if answer["efficiency"] < 1 - 1e-9:
+        return CheckResult(False, f"`{answer['condition']}` splits some warp: E = "
+                                  f"{answer['efficiency']:.3f}. Make the condition the same for "
+                                  f"all 32 lanes of a warp")
+    return CheckResult(True, f"`{answer['condition']}`: {answer['threads_then']} / "
+                             f"{answer['threads_else']} threads, E = 1: every warp takes one "
+                             f"path, so each path costs only the warps that take it")
+
+
+def shade_cases(block: int = 128, seed: int = 3):
+    """Sizes that are and are not multiples of 64 (one boundary warp may split)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for n in (4096, 1000, 2048):
+        x = rng.random(n, dtype=np.float32)
+        out.append(Case(f"n={n}, block={block}", -(-n // block), block,
+                        (np.full(n, np.nan, np.float32), x), {0: kd.shade_reference(x)}))
+    return out
+
+
+def check_warp_uniform(kernel, min_efficiency: float = 0.95, block: int = 128) -> CheckResult:
+    """Run ``kernel(out, x)`` with one thread per element on the simulator: output must equal
+    :func:`gpulab.kernels.divergence.shade`'s and warp execution efficiency must reach the bar."""
+    res, reps = run_cases(kernel, shade_cases(block), min_efficiency=min_efficiency,
+                          arg_names=("out", "x"), rtol=1e-5, atol=1e-4,
+                          hint_mismatch=" (each element i must still get its own recurrence: "
+                                        "the even one if i is even, the odd one otherwise)")
+    if res.passed:
+        import gpulab
+        x = np.random.default_rng(0).random(1000, dtype=np.float32)
+        before = gpulab.launch(kd.shade, -(-1000 // block), block,
+                               np.zeros(1000, np.float32), x, backend="sim").warp_efficiency
+        res.message += f" (the original kernel: {before:.3f})"
+    return res
