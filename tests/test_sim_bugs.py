@@ -261,3 +261,20 @@ def test_shuffle_reading_an_inactive_lane_is_caught():
         out[i] = v
     with pytest.raises(errors.WarpMaskError, match="reads lane 16"):
         run(k, 1, 32, np.arange(32, dtype=np.int32), np.zeros(32, np.int32))
+
+
+def test_race_message_names_two_threads_of_different_warps():
+    """Reported by the chapter 06 author: the message named the writer as its own reader."""
+    @cuda.jit
+    def k(out):
+        sh = cuda.shared.array(64, float32)
+        t = cuda.threadIdx.x
+        sh[t] = t
+        cuda.syncthreads()
+        v = sh[0] + sh[t]          # element 0 is read by both warps
+        sh[0] = v                  # thread 0 (warp 0) writes it: warp 1 read it
+        out[t] = v
+    with pytest.raises(errors.SharedMemoryRace) as e:
+        run(k, 1, 64, np.zeros(64))
+    msg = str(e.value)
+    assert "thread (0, 0, 0)" in msg and "(warp 1," in msg

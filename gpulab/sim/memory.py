@@ -330,6 +330,7 @@ class SharedArray(ArrayProxy):
         self.w_epoch = np.full((blocks, n), -1, dtype=np.int64)
         self.r_warp = np.full((blocks, n), NO_WARP, dtype=np.int64)
         self.r_lane = np.full((blocks, n), -1, dtype=np.int64)
+        self.r_lane2 = np.full((blocks, n), -1, dtype=np.int64)
         self.r_epoch = np.full((blocks, n), -1, dtype=np.int64)
         self._n = n
         self._scratch_lo = np.full(blocks * n, np.iinfo(np.int64).max, dtype=np.int64)
@@ -379,11 +380,22 @@ class SharedArray(ArrayProxy):
             r_cur = self.r_epoch.flat[key] == epoch
             prev = np.where(r_cur, self.r_warp.flat[key], NO_WARP)
             lo, hi = self._scratch_lo, self._scratch_hi
-            np.minimum.at(lo, key, warp)
-            np.maximum.at(hi, key, warp)
-            many = (lo[key] != hi[key]) | (prev == MANY_WARPS) | ((prev >= 0) & (prev != warp))
+            np.minimum.at(lo, key, lanes)         # lanes are ordered by warp: min/max lane
+            np.maximum.at(hi, key, lanes)         # give the min/max warp and one lane of each
+            lo_lane, hi_lane = lo[key], hi[key]
+            prev_lane = self.r_lane.flat[key]
+            many = ((lo_lane // WARP != hi_lane // WARP) | (prev == MANY_WARPS)
+                    | ((prev >= 0) & (prev != warp)))
             self.r_warp.flat[key] = np.where(many, MANY_WARPS, warp)
-            self.r_lane.flat[key] = lanes
+            # remember two readers from different warps when there are several
+            prev_lane2 = np.where(r_cur, self.r_lane2.flat[key], -1)
+            prev_lane = np.where(r_cur, prev_lane, -1)
+            other = hi_lane
+            for cand in (prev_lane, prev_lane2):
+                use = (other // WARP == lo_lane // WARP) & (cand >= 0) & (cand // WARP != lo_lane // WARP)
+                other = np.where(use, cand, other)
+            self.r_lane2.flat[key] = np.where(many, other, -1)
+            self.r_lane.flat[key] = lo_lane
             self.r_epoch.flat[key] = epoch
             lo[key] = np.iinfo(np.int64).max
             hi[key] = -1
@@ -396,7 +408,11 @@ class SharedArray(ArrayProxy):
             r_other = r_cur & ((r_warp == MANY_WARPS) | ((r_warp >= 0) & (r_warp != warp)))
             bad = np.flatnonzero(r_other)
             if len(bad):
-                self._race("write-after-read", lanes[bad[0]], self.r_lane[blk[bad[0]], el[bad[0]]],
+                b0, e0, me = blk[bad[0]], el[bad[0]], lanes[bad[0]]
+                reader = self.r_lane[b0, e0]
+                if reader // WARP == me // WARP:
+                    reader = self.r_lane2[b0, e0]
+                self._race("write-after-read", me, reader,
                            el[bad[0]], "read")
             # two warps writing the same element in this very instruction
             key = blk * (el.max() + 1) + el
