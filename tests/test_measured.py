@@ -214,6 +214,34 @@ def test_launch_and_amdahl_and_sim_speed_recomputed():
     assert h.value == pytest.approx(min(k["numba_sim_s"] / k["gpulab_s"] for k in ss["kernels"].values()), rel=1e-6)
 
 
+def test_transpose_variants_recomputed():
+    r = raw("transpose_variants") if "transpose_variants" in COMMITTED else None
+    if r is None:
+        pytest.skip("no transpose_variants.json in this copy")
+    (h,) = measured.headlines("transpose_variants", r)
+    best = max(v["GBps"] for v in r["variants"].values())
+    assert h.value == pytest.approx(best / r["torch_copy_GBps"])
+    assert h.met == (best / r["torch_copy_GBps"] >= 0.8)
+    slow = min(r["variants"], key=lambda k: r["variants"][k]["GBps"])
+    r["variants"] = {k: dict(v, GBps=v["GBps"] * 0.5) for k, v in r["variants"].items()}
+    (h2,) = measured.headlines("transpose_variants", r)
+    assert h2.value == pytest.approx(h.value / 2) and slow in h2.text
+
+
+def test_notebook_runs_counted():
+    r = {"backend": "gpu", "describe": "gpulab 0.1.0: GPU: Tesla T4 (numba.cuda)", "date": "2030-01-01 00:00 UTC",
+         "runs": [{"notebook": "chapters/01_a.ipynb", "seconds": 1.0, "ok": True, "error": None},
+                  {"notebook": "chapters/02_b.ipynb", "seconds": 2.0, "ok": False,
+                   "error": "Traceback\n\x1b[31mValueError\x1b[39m: boom\n"}]}
+    (h,) = measured.headlines("notebooks_gpu", r)
+    assert h.value == 0.5 and h.met is False and "02_b" in h.text and "01_a" not in h.text
+    assert measured.environment(r)["gpu"] == "Tesla T4"
+    t = measured.table("notebooks_gpu", r)
+    assert list(t["error (last line)"]) == ["", "ValueError: boom"]
+    r["runs"][1]["ok"] = True
+    assert measured.headlines("notebooks_gpu", r)[0].met is True
+
+
 # ---------------------------------------------------------------- bandwidth.json, when it arrives
 
 def fake_bandwidth(copy_frac=0.95, transpose_frac=0.85):
@@ -260,6 +288,15 @@ def test_bandwidth_targets_when_present(tmp_path, copy_frac, transpose_frac, cap
     assert len(plt.get_fignums()) == 2          # strided-read figure and the copy/transpose bars
     out = capsys.readouterr().out
     assert "Some GPU" in out and "driver 999.1" in out and "2030-01-02" in out
+
+
+def test_padded_transpose_uses_the_best_padded_kernel(tmp_path):
+    b = fake_bandwidth(0.95, 0.6)
+    best = b["copy"]["best_GBps"]
+    b["transpose"]["kernels"]["transpose_padded_wide"] = {"ms": 0.5, "GBps": best * 0.9, "correct": True}
+    h = by_what(measured.headlines("bandwidth", b))["padded transpose vs copy"]
+    assert h.value == pytest.approx(0.9) and h.met is True
+    assert "transpose_padded " in h.text and "transpose_padded_wide" in h.text and "60.0%" in h.text
 
 
 def test_bandwidth_partial_file_does_not_break(tmp_path):
