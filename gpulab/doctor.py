@@ -220,9 +220,9 @@ def collect(smoke: bool = True) -> Facts:
             except Exception:
                 pass
             try:
-                from numba.cuda.cudadrv import nvvm
-
-                f.toolkit_cuda = tuple(nvvm.NVVM().get_version())
+                # the CUDA runtime numba links against is the toolkit whose PTX version matters;
+                # (NVVM's own version, e.g. 2.0, is not a CUDA version: seen on the H200 run)
+                f.toolkit_cuda = tuple(cuda.runtime.get_version())
             except Exception:
                 pass
             if smoke:
@@ -274,7 +274,7 @@ def report(f: Facts, findings: list[Finding]) -> str:
         if f.driver_cuda:
             lines.append(f"driver      supports CUDA {'.'.join(map(str, f.driver_cuda))}")
         if f.toolkit_cuda:
-            lines.append(f"toolkit     NVVM from CUDA {'.'.join(map(str, f.toolkit_cuda))}")
+            lines.append(f"toolkit     CUDA runtime {'.'.join(map(str, f.toolkit_cuda))}")
         lines.append(f"nvjitlink   {'yes' if f.have_nvjitlink else 'no'}")
         lines.append(f"test kernel {'ok' if not f.smoke_error else 'FAILED'}")
     else:
