@@ -15,4 +15,7 @@ CHAOS = [
      '            pass\n    except Exception:\n        pass'),
 ]
 
+#: the cheaper set used for every homework but the first (one endless loop, the one that swallows)
+CHAOS_SHORT = CHAOS[:4] + CHAOS[5:]
+
 DELETE_TESTS = 'import shutil, os\nshutil.rmtree("tests", ignore_errors=True)\nprint(os.listdir("."))'

@@ -271,7 +271,12 @@ except Exception:  # Otter not installed: the plugin is only needed while gradin
 
 class GradingGuard(_PluginBase):
     """Otter plugin: before the submission runs, insert :data:`GUARD_CELL` (per-cell time limit,
-    snapshot of the grading code). Listed under ``plugins`` in each master's assignment config."""
+    snapshot of the grading code), and give Otter's notebook client time limits too
+    (:func:`patch_nbclient`). Listed under ``generate: plugins`` in each master's config, so it
+    acts in ``otter run``, ``otter assign``'s own test run and on Gradescope alike."""
+
+    def before_grading(self, config):
+        patch_nbclient()
 
     def before_execution(self, submission):
         import nbformat
@@ -285,11 +290,45 @@ class GradingGuard(_PluginBase):
         return None
 
 
+# ---- nbclient time limits --------------------------------------------------------------------
+
+def patch_nbclient(cell_timeout: float | None = None):
+    """Make the ExecutePreprocessor Otter creates give up on a cell after ``cell_timeout`` + 30 s
+    (Otter's export cell: 10x that), interrupt the kernel and go on with the next cell.
+
+    Backstop for what the in-kernel limit cannot stop: a kernel that never answers (a C call
+    that ignores signals, or ipykernel 7's occasional lost reply, ipython/ipykernel#1471).
+    Otter imports ExecutePreprocessor when it grades, so patching the module attribute works."""
+    import nbconvert.preprocessors as pre
+
+    base = getattr(pre.ExecutePreprocessor, "_gpulab_base", pre.ExecutePreprocessor)
+    limit = float(cell_timeout or os.environ.get("GPULAB_CELL_TIMEOUT", DEFAULT_CELL_TIMEOUT)) + 30
+
+    def timeout_func(cell):
+        return int(limit * 10) if _EXPORT_MARK in cell.get("source", "") else int(limit)
+
+    class LimitedExecutePreprocessor(base):
+        _gpulab_base = base
+
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.timeout_func = timeout_func
+            self.interrupt_on_timeout = True
+            self.error_on_timeout = {"ename": "CellTimeout",
+                                     "evalue": f"no reply from the kernel within {limit:g} s",
+                                     "traceback": []}
+
+    pre.ExecutePreprocessor = LimitedExecutePreprocessor
+    return limit
+
+
 # ---- grading a folder ---------------------------------------------------------------------
 
 _RUN_ONE = r"""
 import json, sys, os
 os.environ.setdefault("GPULAB_QUIET", "1")
+from gpulab.grading import patch_nbclient
+patch_nbclient()
 from otter.run import main
 res = main(sys.argv[1], autograder=sys.argv[2], output_dir=sys.argv[3], no_logo=True)
 scores = {name: [float(r.score), float(r.possible)] for name, r in res.results.items()}
@@ -413,9 +452,8 @@ def assign_all(exercises: str, out: str, sync_public_tests: bool = False) -> dic
             continue
         dest = os.path.abspath(os.path.join(out, hw))
         shutil.rmtree(dest, ignore_errors=True)
-        otter = os.path.join(os.path.dirname(sys.executable), "otter")
-        cmd = [otter] if os.path.exists(otter) else [sys.executable, "-m", "otter"]
-        subprocess.run(cmd + ["assign", "-v", os.path.abspath(master), dest], check=True,
+        subprocess.run([sys.executable, "-m", "gpulab.grading", "otter", "assign", "-v",
+                        os.path.abspath(master), dest], check=True,
                        cwd=os.path.dirname(os.path.abspath(master)))
         zips[hw] = sorted(glob.glob(os.path.join(dest, "autograder", "*.zip")))[-1]
         if sync_public_tests:
@@ -427,10 +465,17 @@ def assign_all(exercises: str, out: str, sync_public_tests: bool = False) -> dic
 
 
 def main(argv=None):
-    """``python -m gpulab.grading grade AUTOGRADER.zip SUBMISSION_OR_FOLDER... --csv grades.csv``"""
+    """``python -m gpulab.grading grade AUTOGRADER.zip SUBMISSION_OR_FOLDER... --csv grades.csv``;
+    ``python -m gpulab.grading otter ARGS...``: Otter's own command line with :func:`patch_nbclient`."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["otter"]:
+        patch_nbclient()
+        from otter.cli import cli
+        return cli.main(args=argv[1:], prog_name="otter", standalone_mode=True)
     ap = argparse.ArgumentParser(prog="python -m gpulab.grading",
                                  description="Grade Otter submissions locally (no Docker) into a CSV.")
     sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("otter", help="run Otter's command line (otter assign/run ...) with cell time limits")
     g = sub.add_parser("grade", help="grade .ipynb submissions with otter run, one subprocess each")
     g.add_argument("autograder", help="the autograder zip otter assign wrote (dist/<hw>/autograder/*.zip)")
     g.add_argument("submissions", nargs="+", help=".ipynb files or folders holding them")

@@ -45,11 +45,6 @@ def _load(path, name):
 HOSTILE = _load(os.path.join(EXERCISES, "hostile.py"), "hw_hostile")
 
 
-def _otter():
-    exe = os.path.join(os.path.dirname(sys.executable), "otter")
-    return [exe] if os.path.exists(exe) else [sys.executable, "-m", "otter"]
-
-
 # ---- building submissions -------------------------------------------------------------------
 
 def _find(nb, text):
@@ -85,9 +80,11 @@ def assigned(tmp_path_factory):
         hw = os.path.basename(os.path.dirname(master))
         out = base / hw
         t0 = time.monotonic()
-        p = subprocess.run(_otter() + ["assign", "-v", master, str(out)], cwd=os.path.dirname(master),
-                           env=dict(os.environ, **ENV, GPULAB_QUIET="1"), capture_output=True,
-                           text=True, timeout=300)
+        p = subprocess.run([sys.executable, "-m", "gpulab.grading", "otter", "assign", "-v", master,
+                            str(out)], cwd=os.path.dirname(master),
+                           env=dict(os.environ, **ENV, GPULAB_QUIET="1",
+                                    GPULAB_CELL_TIMEOUT=str(CELL_TIMEOUT)),
+                           capture_output=True, text=True, timeout=300)
         zips = glob.glob(str(out / "autograder" / "*.zip"))
         return hw, {"rc": p.returncode, "log": (p.stdout + p.stderr)[-4000:], "dir": str(out),
                     "zip": zips[0] if zips else None, "seconds": time.monotonic() - t0}
@@ -119,7 +116,7 @@ def graded(assigned, tmp_path_factory):
         put("solution", sol, {})
         shutil.copytree(os.path.join(a["dir"], "student"), d / "student")
         jobs.append((hw, "student", str(d / "student" / f"{hw}.ipynb"), a["zip"], {}))
-        put("chaos", _with_cells(sol, HOSTILE.CHAOS), {})
+        put("chaos", _with_cells(sol, HOSTILE.CHAOS if hw == HWS[0] else HOSTILE.CHAOS_SHORT), {})
         spec_file = os.path.join(EXERCISES, hw, "submissions.py")
         subs = _load(spec_file, f"subs_{hw}").SUBMISSIONS if os.path.exists(spec_file) else {}
         for name, spec in subs.items():
@@ -225,6 +222,9 @@ def test_prepared_submission_loses_what_it_should(graded, hw, name):
             assert score == want, f"{q}: scored {score} of {possible}, expected {want}\n" + _cases(row)
     if spec.get("below_full"):
         assert row["total"] < row["possible"], _cases(row)
+    if spec.get("message"):
+        assert any(spec["message"] in m for cs in row["cases"].values() for _, p, m in cs if not p), \
+            _cases(row)
 
 
 @pytest.mark.parametrize("hw", HWS)
@@ -252,6 +252,17 @@ def test_tampering_is_flagged_in_the_csv(graded):
     assert flagged, "the numpy.testing patch was not flagged"
     assert all(float(r["total"]) < float(r["possible"]) for r in flagged)
     print(f"graded {len(rows)} submissions in {graded['_seconds']:.0f} s")
+
+
+def test_a_submission_past_its_time_limit_is_stopped(assigned, tmp_path):
+    """The whole-submission limit of python -m gpulab.grading: a run that is too slow is killed
+    (kernel included) and reported as 'timeout' with no score, instead of blocking the batch."""
+    hw = HWS[0]
+    sol = os.path.join(assigned[hw]["dir"], "autograder", f"{hw}.ipynb")
+    t0 = time.monotonic()
+    row = grading.grade_one(sol, assigned[hw]["zip"], timeout=2, env=ENV)
+    assert row["status"] == "timeout" and row["total"] == 0
+    assert time.monotonic() - t0 < 15
 
 
 # ---- gpulab.grading on its own --------------------------------------------------------------

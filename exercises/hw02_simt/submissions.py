@@ -3,7 +3,7 @@
 Each entry edits the solution: ``replace`` maps a text that identifies one code cell to that
 cell's new source; ``add`` lists (text identifying a cell, new cell placed after it). ``scores`` is
 what every question must score (questions not named keep full marks); ``below_full`` only
-requires the total to stay under full marks (tampering, whose effect depends on the attack).
+requires the total to stay under full marks; ``message`` must appear in a failed test's output.
 """
 
 OFF_BY_ONE = '''
@@ -51,7 +51,13 @@ SUBMISSIONS = {
                       # cell then misses elements, but q2 is graded on its own launches
                       "scores": {"q1": 1}},
     "kernel_infinite_loop": {"replace": {"def saxpy": KERNEL_LOOP}, "scores": {"q2": 0}},
+    # the hidden tests see the replaced functions and refuse to grade with them
     "patch_gpulab_checks": {"replace": {"def saxpy": PATCH_CHECKS}, "below_full": True,
-                            "scores": {"q2": 0}},
-    "patch_numpy_testing": {"replace": {"def saxpy": PATCH_TESTING}, "below_full": True},
+                            "scores": {"q2": 0}, "message": "grading environment was changed"},
+    # q1 was graded (hidden test included) by its grader.check cell before the patch ran, so it
+    # keeps full marks; after the patch the public tests are fooled (they trust numpy) and every
+    # hidden test refuses to run: public points only for q2-q4
+    "patch_numpy_testing": {"replace": {"def saxpy": PATCH_TESTING}, "below_full": True,
+                            "scores": {"q1": 3, "q2": 1, "q3": 1, "q4": 1},
+                            "message": "numpy.isclose was replaced"},
 }
