@@ -341,7 +341,8 @@ with open(os.path.join(sys.argv[3], "scores.json"), "w") as f:
 """
 
 SUSPICIOUS = [
-    (r"\bsys\.modules\b", "sys.modules"),
+    (r"sys\.modules\s*\[[^]]*\]\s*=[^=]|sys\.modules\.(pop|update|setdefault)|del\s+sys\.modules",
+     "sys.modules"),
     (r"\bimportlib\b", "importlib"),
     (r"\bsetattr\s*\(", "setattr"),
     (r"\b(np|numpy)\.(testing|allclose|isclose|array_equal)\s*(\.\w+\s*)?=[^=]", "assigns to numpy"),
