@@ -2,7 +2,8 @@
 
 Each entry edits the solution: ``replace`` maps a text that identifies one code cell to that
 cell's new source; ``add`` lists (text identifying a cell, new cell placed after it). ``scores`` is
-what every question must score (questions not named keep full marks); ``below_full`` only
+what every question must score (questions not named keep full marks); entries with the same
+``group`` (wrong answers to different questions) are graded together in one notebook; ``below_full`` only
 requires the total to stay under full marks; ``message`` must appear in a failed test's output.
 """
 
@@ -45,8 +46,8 @@ np.isclose = lambda a, b, *args, **k: np.ones(np.shape(a), dtype=bool)
 '''
 
 SUBMISSIONS = {
-    "off_by_one_guard": {"replace": {"def saxpy": OFF_BY_ONE}, "scores": {"q2": 1}},
-    "ceil_as_floor": {"replace": {"def blocks_for": "def blocks_for(n, block):\n    return n // block\n"},
+    "off_by_one_guard": {"group": "wrong_answers", "replace": {"def saxpy": OFF_BY_ONE}, "scores": {"q2": 1}},
+    "ceil_as_floor": {"group": "wrong_answers", "replace": {"def blocks_for": "def blocks_for(n, block):\n    return n // block\n"},
                       # floor gives 2 for (256, 128): public passes, hidden fails; saxpy's own demo
                       # cell then misses elements, but q2 is graded on its own launches
                       "scores": {"q1": 1}},

@@ -20,8 +20,8 @@ def register_blocks(threads, registers):
 
 SUBMISSIONS = {
     # right values, but half of each warp idles on each side: public passes, hidden fails
-    "divergent_branch": {"replace": {"def parity_scale": DIVERGENT}, "scores": {"q1": 1}},
-    "registers_not_rounded": {"replace": {"def register_blocks": NO_ROUNDING}, "scores": {"q2": 1}},
-    "divergence_guess": {"replace": {"time_ratio =": "time_ratio = 32.0\nefficiency = 1 / 32"},
+    "divergent_branch": {"group": "wrong_answers", "replace": {"def parity_scale": DIVERGENT}, "scores": {"q1": 1}},
+    "registers_not_rounded": {"group": "wrong_answers", "replace": {"def register_blocks": NO_ROUNDING}, "scores": {"q2": 1}},
+    "divergence_guess": {"group": "wrong_answers", "replace": {"time_ratio =": "time_ratio = 32.0\nefficiency = 1 / 32"},
                          "scores": {"q4": 0}},
 }

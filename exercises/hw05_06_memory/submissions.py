@@ -26,8 +26,8 @@ def row_sums(out, a):
 '''
 
 SUBMISSIONS = {
-    "strided_access": {"replace": {"def scale": STRIDED}, "scores": {"q1": 1}},
-    "conflicted_shared_access": {"replace": {"def row_sums": CONFLICTED}, "scores": {"q2": 1}},
-    "padding_too_wide": {"replace": {"padding_answer =": 'padding_answer = {"elem_bytes": 8, "row_width": 34}'},
+    "strided_access": {"group": "wrong_answers", "replace": {"def scale": STRIDED}, "scores": {"q1": 1}},
+    "conflicted_shared_access": {"group": "wrong_answers", "replace": {"def row_sums": CONFLICTED}, "scores": {"q2": 1}},
+    "padding_too_wide": {"group": "wrong_answers", "replace": {"padding_answer =": 'padding_answer = {"elem_bytes": 8, "row_width": 34}'},
                          "scores": {"q4": 0}},
 }

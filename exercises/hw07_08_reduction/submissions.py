@@ -64,6 +64,6 @@ def warp_scan(x, out):
 SUBMISSIONS = {
     # the simulator reports the race in the public test too, so all of q1 is lost
     "missing_barrier": {"replace": {"def block_sum": NO_BARRIER}, "scores": {"q1": 0}},
-    "tree_reduction_many_barriers": {"replace": {"def block_sum": TREE}, "scores": {"q1": 1}},
-    "exclusive_scan": {"replace": {"def warp_scan": EXCLUSIVE}, "scores": {"q3": 0}},
+    "tree_reduction_many_barriers": {"group": "wrong_answers", "replace": {"def block_sum": TREE}, "scores": {"q1": 1}},
+    "exclusive_scan": {"group": "wrong_answers", "replace": {"def warp_scan": EXCLUSIVE}, "scores": {"q3": 0}},
 }
