@@ -275,7 +275,7 @@ def test_hostile_cells_are_survived(graded, hw):
     row = _row(graded, hw, "chaos")
     assert row["status"] == "ok", row["error"]
     assert row["total"] == row["possible"], _cases(row)
-    assert row["seconds"] < 120
+    assert CELL_TIMEOUT <= row["seconds"] < 120        # an endless loop ran until the cell limit
     assert "test file paths" in row["flags"]
 
 
