@@ -349,3 +349,132 @@ def test_suspicious_patterns(tmp_path):
     assert "assigns to numpy" in flags and "sys.modules" in flags
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("y = np.isclose(1, 1)")]), str(p))
     assert grading.suspicious(str(p)) == []
+
+
+# ---- the homework's own checks (gpulab.checks.vector / divergence / reduction), directly ------
+
+from numba import cuda, float32  # noqa: E402
+
+
+@cuda.jit
+def _saxpy_ok(out, a, x, y):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def _saxpy_off_by_one(out, a, x, y):
+    i = cuda.grid(1)
+    if i <= out.shape[0]:
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def _parity_branchy(out, x):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        if i % 2 == 0:
+            out[i] = 2 * x[i]
+        else:
+            out[i] = x[i] + 1
+
+
+@cuda.jit
+def _parity_ok(out, x):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        p = i & 1
+        out[i] = x[i] * (2 - p) + p
+
+
+@cuda.jit
+def _block_sum_tree(x, out):
+    s = cuda.shared.array(1024, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i] if i < x.shape[0] else float32(0.0)
+    cuda.syncthreads()
+    stride = cuda.blockDim.x // 2
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = s[0]
+
+
+@cuda.jit
+def _block_sum_shuffles(x, out):
+    sums = cuda.shared.array(32, float32)
+    i = cuda.grid(1)
+    lane = cuda.threadIdx.x % 32
+    warp = cuda.threadIdx.x // 32
+    v = x[i] if i < x.shape[0] else float32(0.0)
+    off = 16
+    while off > 0:
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, off)
+        off //= 2
+    if lane == 0:
+        sums[warp] = v
+    cuda.syncthreads()
+    if warp == 0:
+        v = sums[lane] if lane < cuda.blockDim.x // 32 else float32(0.0)
+        off = 16
+        while off > 0:
+            v += cuda.shfl_down_sync(0xFFFFFFFF, v, off)
+            off //= 2
+        if lane == 0:
+            out[cuda.blockIdx.x] = v
+
+
+def test_check_blocks_for():
+    from gpulab.checks import vector
+
+    assert vector.check_blocks_for(lambda n, b: -(-n // b))
+    floor = vector.check_blocks_for(lambda n, b: n // b, seed=1)
+    assert not floor and "round up" in floor.message
+    assert not vector.check_blocks_for(lambda n, b: (n + b - 1) / b)          # a float
+    assert not vector.check_blocks_for(lambda n, b: None)
+
+
+def test_check_saxpy_catches_the_off_by_one_guard():
+    from gpulab.checks import vector
+
+    assert vector.edge_sizes(128, seed=0)[:5] == [1, 127, 128, 129, 391]
+    assert vector.check_saxpy(_saxpy_ok, seed=3)
+    bad = vector.check_saxpy(_saxpy_off_by_one, seed=3)
+    assert not bad and "out-of-bounds" in bad.message
+
+
+def test_check_parity_scale_grades_divergence_by_warp_efficiency():
+    from gpulab.checks import divergence
+
+    assert divergence.check_parity_scale(_parity_ok, seed=4)
+    bad = divergence.check_parity_scale(_parity_branchy, seed=4)
+    assert not bad and "efficiency is 0.8" in bad.message
+
+
+def test_check_block_sum_counts_barriers():
+    from gpulab.checks import reduction
+
+    ok = reduction.check_block_sum(_block_sum_shuffles, seed=5)
+    assert ok and "at most 1 syncthreads" in ok.message
+    tree = reduction.check_block_sum(_block_sum_tree, seed=5)
+    assert not tree and "syncthreads per block" in tree.message
+    relaxed = reduction.check_block_sum(_block_sum_tree, seed=5, max_barriers=11)
+    assert not relaxed and "block=96" in relaxed.message      # halving needs a power-of-two block
+
+
+def test_grading_command_line_writes_a_csv(assigned, tmp_path):
+    hw = HWS[0]
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(os.path.join(assigned[hw]["dir"], "student", f"{hw}.ipynb"), subs / "bob.ipynb")
+    assert grading.main(["grade", assigned[hw]["zip"], str(subs), "--csv", str(tmp_path / "g.csv"),
+                         "--cell-timeout", "30"]) == 0
+    with open(tmp_path / "g.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["file"] for r in rows] == ["bob.ipynb"] and rows[0]["status"] == "ok"
+    assert float(rows[0]["total"]) == 0 and float(rows[0]["possible"]) > 0
