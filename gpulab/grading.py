@@ -18,7 +18,6 @@ Limits (in-process grading cannot be made tamper-proof): see ``exercises/README.
 from __future__ import annotations
 
 import argparse
-import builtins
 import csv
 import glob
 import json

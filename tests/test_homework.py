@@ -10,7 +10,6 @@ import csv
 import filecmp
 import glob
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
