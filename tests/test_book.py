@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import gpulab
-from bookbuild import HTML, ROOT, build_book, run_build, toc_files
+from bookbuild import HTML, ROOT, build_book, run_build
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,6 @@ import json
 import shutil
 import threading
 import time
-from pathlib import Path
 
 import pytest
 

@@ -1,5 +1,4 @@
 """Tests for gpulab.models.comms: alpha-beta all-reduce costs and the scaling model."""
-import math
 
 import numpy as np
 import pytest

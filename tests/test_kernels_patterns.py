@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 matplotlib.use("Agg")
 
 from gpulab import images  # noqa: E402
-from gpulab.checks import ch05, ch06, ch07  # noqa: E402
+from gpulab.checks import memory as ch05, shared as ch06, patterns as ch07  # noqa: E402
 from gpulab.plots import memory as pm  # noqa: E402
 from gpulab.widgets import memory as wm  # noqa: E402
 

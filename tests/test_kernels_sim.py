@@ -5,7 +5,7 @@ import pytest
 
 import gpulab
 from gpulab import images, metrics
-from gpulab.checks import ch05, ch06, ch07
+from gpulab.checks import memory as ch05, shared as ch06, patterns as ch07
 from gpulab.errors import BarrierDivergence, OutOfBounds
 from gpulab.kernels import histogram, image, matmul, memory, reduce, transpose
 

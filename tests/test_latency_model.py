@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gpulab.checks import ch01
+from gpulab.checks import latency as ch01
 from gpulab.models import latency as lat
 
 

@@ -8,7 +8,6 @@ import numpy as np
 from .. import errors
 from .context import UNDEF, Context
 from .intrinsics import SimCuda
-from .layout import WARP, Layout
 from .memory import ALLOC_ALIGN, GlobalArray
 from .pyshims import BUILTINS, MATH, numba_type_to_numpy
 from .transform import CTX, transform
