@@ -203,17 +203,9 @@ def median_time(fn, repeat: int = 5, warmup: int = 1) -> float:
 
 
 def load_result(name: str):
-    """The JSON a benchmarks/ script wrote (``name`` without .json) or None if this copy has none.
-    Looked up in $GPULAB_RESULTS, then benchmarks/results/ beside the package or the working dir."""
-    import json
-    import os
-    from pathlib import Path
-    roots = [os.environ.get("GPULAB_RESULTS"), Path(__file__).resolve().parents[1] / "benchmarks" / "results",
-             Path.cwd() / "benchmarks" / "results", Path.cwd().parent / "benchmarks" / "results"]
-    for root in roots:
-        if root and (Path(root) / f"{name}.json").is_file():
-            return json.loads((Path(root) / f"{name}.json").read_text())
-    return None
+    """The JSON a benchmarks/ script wrote (``name`` without .json) or None (see gpulab.results)."""
+    from gpulab import results
+    return results.load(name)
 
 
 def from_records(records, backend: str = "sim") -> "Timeline":

@@ -386,3 +386,22 @@ def test_notebook_text_does_not_type_in_the_measured_numbers():
     typed += [f"{h.value:.1%}" for n in COMMITTED for h in measured.headlines(n, raw(n), RESULTS)
               if h.value is not None and h.value < 10]
     assert not [t for t in typed if t in text]
+
+
+def test_every_results_loader_reads_through_gpulab_results(tmp_path, monkeypatch):
+    """One lookup for recorded results: a file placed in $GPULAB_RESULTS is what all loaders see."""
+    import json
+
+    from gpulab import results, timeline
+    from gpulab.models import occupancy
+    from gpulab.plots import memory, reduction_bench
+    payload = {"marker": 42}
+    for name in ("bandwidth", "reduction", "occupancy_vs_driver", "zz_only_here"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(payload))
+    monkeypatch.setenv("GPULAB_RESULTS", str(tmp_path))
+    assert results.load("zz_only_here") == payload
+    assert timeline.load_result("zz_only_here") == payload
+    assert memory.load_benchmark("bandwidth") == payload
+    assert reduction_bench.load() == payload
+    assert occupancy.load_driver_check() == payload
+    assert results.load("no_such_result") is None

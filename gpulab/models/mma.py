@@ -216,13 +216,16 @@ class ThroughputRecord:
     sweep: dict | None = None          # {precision: {size: TFLOP/s}} for square matmuls
 
 
-def load_throughput_records(search=("benchmarks/results", "../benchmarks/results")):
-    """Records to show: every ``tensor_cores_throughput*.json`` found (newest first), then the
-    figures from issue 7 as a fallback, each labelled with its provenance."""
+def load_throughput_records(search=None):
+    """Records to show: every ``tensor_cores_throughput*.json`` found (newest first; in
+    ``search`` folders, else where gpulab.results looks), then the figures from issue 7 as a
+    fallback, each labelled with its provenance."""
     recs = []
-    files = []
-    for d in search:
-        files += glob.glob(os.path.join(d, "tensor_cores_throughput*.json"))
+    if search is None:
+        from gpulab import results
+        files = [str(p) for p in results.glob("tensor_cores_throughput*.json")]
+    else:
+        files = [f for d in search for f in glob.glob(os.path.join(d, "tensor_cores_throughput*.json"))]
     for p in sorted(set(files)):
         try:
             with open(p) as fh:
@@ -239,8 +242,11 @@ def load_throughput_records(search=("benchmarks/results", "../benchmarks/results
     return recs
 
 
-def load_mma_check(search=("benchmarks/results", "../benchmarks/results")) -> dict | None:
+def load_mma_check(search=None) -> dict | None:
     """The GPU tensor-core check written by benchmarks/tensor_cores/run_mma.py, if present."""
+    if search is None:
+        from gpulab import results
+        return results.load("tensor_cores_mma")
     for d in search:
         p = os.path.join(d, "tensor_cores_mma.json")
         if os.path.exists(p):

@@ -300,14 +300,9 @@ def issue_utilization(warps: int, latency: int, ilp: int = 1, cycles: int = 4000
 
 
 def _find_result(name: str):
-    """Path of benchmarks/results/<name> next to the package or the working directory, or None."""
-    from pathlib import Path
-    here = Path(__file__).resolve().parents[2]
-    for base in (here, Path.cwd(), Path.cwd().parent):
-        p = base / "benchmarks" / "results" / name
-        if p.is_file():
-            return p
-    return None
+    """Path of a results file (``name`` with .json) where gpulab.results looks, or None."""
+    from gpulab import results
+    return results.path(name[:-5] if name.endswith(".json") else name)
 
 
 def load_driver_check(name: str = "occupancy_vs_driver.json") -> dict | None:

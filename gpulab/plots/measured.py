@@ -16,7 +16,6 @@ A file that is missing (``bandwidth.json`` before its benchmark has run, every f
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,9 +33,9 @@ REPO = Path(__file__).resolve().parents[2]
 # --------------------------------------------------------------------------- finding and loading
 
 def _roots():
-    """Where results are looked up, in the order ``gpulab.timeline.load_result`` uses."""
-    return [os.environ.get("GPULAB_RESULTS"), REPO / "benchmarks" / "results",
-            Path.cwd() / "benchmarks" / "results", Path.cwd().parent / "benchmarks" / "results"]
+    """Where results are looked up: :func:`gpulab.results.roots`."""
+    from gpulab import results
+    return results.roots()
 
 
 def results_dir(root=None) -> Path | None:
@@ -66,8 +65,8 @@ def load(name: str, root=None) -> dict | None:
     """The parsed ``<name>.json``, or None when this copy has none. Without ``root`` this is
     :func:`gpulab.timeline.load_result` (same search order)."""
     if root is None:
-        from gpulab.timeline import load_result
-        return load_result(name)
+        from gpulab import results
+        return results.load(name)
     p = Path(root) / f"{name}.json"
     return json.loads(p.read_text()) if p.is_file() else None
 

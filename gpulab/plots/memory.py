@@ -167,21 +167,9 @@ def plot_bandwidth_vs_stride(strides, gbps, copy_gbps=None, ax=None, label=None)
 
 
 def load_benchmark(name):
-    """The JSON a benchmarks/ script wrote (``name`` without .json), or None if this copy has none.
-
-    Looked up in $GPULAB_RESULTS, then benchmarks/results/ of the source tree gpulab runs from.
-    """
-    import json
-    import os
-    from pathlib import Path
-
-    roots = [os.environ.get("GPULAB_RESULTS"),
-             Path(__file__).resolve().parents[2] / "benchmarks" / "results",
-             Path.cwd().parent / "benchmarks" / "results", Path.cwd() / "benchmarks" / "results"]
-    for root in roots:
-        if root and (Path(root) / f"{name}.json").is_file():
-            return json.loads((Path(root) / f"{name}.json").read_text())
-    return None
+    """The JSON a benchmarks/ script wrote (``name`` without .json), or None (see gpulab.results)."""
+    from gpulab import results
+    return results.load(name)
 
 
 def measured_label(res):

@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-RESULTS = Path("benchmarks") / "results" / "reduction.json"
-
-
 def find(path=None) -> Path | None:
-    """The results file: ``path``, else benchmarks/results/reduction.json here, above, or next
-    to the package (a source checkout); None when there is none (e.g. a pip install)."""
-    cands = [Path(path)] if path else [Path.cwd() / RESULTS, Path.cwd().parent / RESULTS,
-                                       Path(__file__).resolve().parents[2] / RESULTS]
-    return next((p for p in cands if p.is_file()), None)
+    """The results file: ``path``, else reduction.json where gpulab.results looks; None when
+    there is none (e.g. a pip install)."""
+    if path:
+        return Path(path) if Path(path).is_file() else None
+    from gpulab import results
+    return results.path("reduction")
 
 
 def load(path=None) -> dict | None:
