@@ -174,3 +174,14 @@ def test_gpu_benchmarks_skip_cleanly_without_gpu(script):
     r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "skipping" in r.stdout
+
+
+def test_clock_readings_parse_the_nvidia_smi_line(tmp_path):
+    import json
+    p = tmp_path / "tensor_cores_throughput.json"
+    p.write_text(json.dumps({"sm_clock_mhz_max_mhz_power_during_fp16_8192": "1470 MHz, 1980 MHz, 699.32 W"}))
+    rec = mma.ThroughputRecord("s", "GPU", "2026-11-29", "m", {}, str(p))
+    (r,) = mma.clock_readings(rec)
+    assert r["during"] == "fp16 8192" and r["sm_mhz"] == 1470 and r["max_mhz"] == 1980
+    assert abs(r["fraction"] - 1470 / 1980) < 1e-12 and r["power"] == "699.32 W"
+    assert mma.clock_readings(mma.ThroughputRecord("s", "GPU", "x", "m", {})) == []

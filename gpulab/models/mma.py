@@ -242,6 +242,24 @@ def load_throughput_records(search=None):
     return recs
 
 
+def clock_readings(rec: ThroughputRecord) -> list[dict]:
+    """The SM clock and board power the benchmark read with nvidia-smi during a matmul, from the
+    record's file: [{"during", "sm_mhz", "max_mhz", "fraction", "power"}], empty if none."""
+    if not rec.path:
+        return []
+    with open(rec.path) as fh:
+        raw = json.load(fh)
+    out = []
+    for key, value in raw.items():
+        if not key.startswith("sm_clock"):
+            continue
+        sm, sm_max, power = [s.strip() for s in str(value).split(",")]
+        sm_mhz, max_mhz = float(sm.split()[0]), float(sm_max.split()[0])
+        out.append({"during": key.split("_during_")[-1].replace("_", " "), "sm_mhz": sm_mhz,
+                    "max_mhz": max_mhz, "fraction": sm_mhz / max_mhz, "power": power})
+    return out
+
+
 def load_mma_check(search=None) -> dict | None:
     """The GPU tensor-core check written by benchmarks/tensor_cores/run_mma.py, if present."""
     if search is None:
