@@ -43,6 +43,7 @@ class Report:
     accesses: list = field(default_factory=list)
     shuffles: list = field(default_factory=list)
     barriers: int = 0
+    atomics: dict = field(default_factory=dict)   # thread-level atomic operations per memory space
     steps: int = 0
     wall_s: float = 0.0
     kernel_s: float = None

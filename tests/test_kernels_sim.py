@@ -232,3 +232,17 @@ def test_wide_padded_transpose_is_correct_and_conflict_free():
         assert np.array_equal(out, a.T)
         assert rep.bank_conflicts() == 0
         assert rep.sectors_per_request("ld") == 4 or shape == (100, 70)
+
+
+def test_report_counts_atomics_per_memory_space():
+    """4096 samples: one global atomic each, or one shared atomic each plus one global per
+    non-empty bin per block (what chapter 07 prints)."""
+    import gpulab
+    data = (np.arange(4096) % 256).astype(np.uint8)
+    reps = {}
+    for k in (histogram.histogram_global, histogram.histogram_shared):
+        h = np.zeros(histogram.BINS, np.int32)
+        reps[k] = gpulab.launch(k, 4, histogram.BLOCK, h, data, backend="sim")
+    assert reps[histogram.histogram_global].atomics == {"global": 4096}
+    # every block sees all 256 values (4096 / 4 blocks, cycling through 0..255)
+    assert reps[histogram.histogram_shared].atomics == {"shared": 4096, "global": 4 * 256}

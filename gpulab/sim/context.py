@@ -93,6 +93,7 @@ class Context:
         self.accesses = []
         self.shuffles = []
         self.barriers = 0
+        self.atomics = {}
         self.barrier_epoch = np.zeros(layout.blocks, dtype=np.int64)
         self.printed = 0
 

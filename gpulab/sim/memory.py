@@ -196,6 +196,7 @@ class ArrayProxy:
             self.ctx.error(errors.KernelPythonError, f"atomic on a row of `{self.name}`.")
         mask = self.ctx.mask
         lanes = np.flatnonzero(mask)
+        self.ctx.atomics[self.space] = self.ctx.atomics.get(self.space, 0) + len(lanes)
         full_idx = self._full_index(res)
         flat = np.ravel_multi_index(
             tuple(np.broadcast_to(i, mask.shape)[lanes] if _is_array(i) else np.full(len(lanes), i)
