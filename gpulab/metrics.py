@@ -63,11 +63,6 @@ def _distinct_per_row(keys, active):
     return np.where(active.any(axis=1), changes - has_inactive, 0)
 
 
-def active_lanes(active):
-    """Active lanes per warp: ``active`` is a (warps, 32) bool array."""
-    return active.sum(axis=1)
-
-
 def instruction_counts(active):
     """(warp instructions, thread instructions) for one statement executed under ``active``."""
     per_warp = active.sum(axis=1)

@@ -161,7 +161,7 @@ def test_invert_guard_and_ch07_check():
     img = images.test_image(47, 61)
     out = np.zeros_like(img)
     run(image.invert_contrast, image.dispatch(61, 47), (8, 8), out, img, np.float32(1.5))
-    assert np.allclose(out, ch07.reference_invert(img, np.float32(1.5)), atol=1e-6)
+    assert np.allclose(out, ch07.invert_reference(img, np.float32(1.5)), atol=1e-6)
     with pytest.raises(OutOfBounds):
         run(image.invert_contrast_unguarded, image.dispatch(61, 47), (8, 8), out, img, np.float32(1.5))
     assert ch07.check_invert(image.invert_contrast, image.dispatch)

@@ -63,25 +63,26 @@ def plot_sectors(addresses, elem_bytes=4, mask=None, ax=None, title=None):
     a = addr[act]
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 2.6))
-    lo = (a.min() // 128) * 128 if a.size else 0
-    hi = (-(-(a.max() + elem_bytes) // 128)) * 128 if a.size else 128
+    SB, LINE = metrics.SECTOR_BYTES, metrics.WAVEFRONT_BYTES   # sector; 128-byte cache line
+    lo = (a.min() // LINE) * LINE if a.size else 0
+    hi = (-(-(a.max() + elem_bytes) // LINE)) * LINE if a.size else LINE
     span = hi - lo
     touched = set()
     for x in a:
-        touched.update(range(int(x) // 32, int(x + elem_bytes - 1) // 32 + 1))
+        touched.update(range(int(x) // SB, int(x + elem_bytes - 1) // SB + 1))
     lanes = np.arange(addr.size)[act]
     if span <= 4096:
-        for sec in range(lo // 32, hi // 32):
+        for sec in range(lo // SB, hi // SB):
             hit = sec in touched
-            ax.add_patch(Rectangle((sec * 32, 0), 32, WARP, facecolor="#f4a261" if hit else "white",
+            ax.add_patch(Rectangle((sec * SB, 0), SB, WARP, facecolor="#f4a261" if hit else "white",
                                    edgecolor="#999999", lw=0.5, alpha=0.55 if hit else 1))
-        for line in range(lo, hi + 1, 128):
+        for line in range(lo, hi + 1, LINE):
             ax.axvline(line, color="black", lw=1.2)
         ax.barh(lanes + 0.5, elem_bytes, left=a, height=0.8, color="#264653")
         ax.set_xlabel("byte address (thin boxes: 32-byte sectors, thick lines: 128-byte lines)")
     else:   # too wide to draw every sector: mark the lanes and the sectors they touch
         for sec in touched:
-            ax.axvspan(sec * 32, sec * 32 + 32, color="#f4a261", alpha=0.8, lw=1)
+            ax.axvspan(sec * SB, sec * SB + SB, color="#f4a261", alpha=0.8, lw=1)
         ax.plot(a, lanes + 0.5, "o", ms=3, color="#264653")
         ax.set_xlabel("byte address (each lane's sector is shaded; too wide to draw every sector)")
     ax.set_xlim(lo, hi)

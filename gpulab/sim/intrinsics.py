@@ -148,7 +148,7 @@ class SimCuda:
     # -- memory ---------------------------------------------------------------------------
     def _shared(self, shape, dtype):
         ctx = self.ctx
-        key = (ctx.line, id(shape) if False else repr(shape), str(dtype))
+        key = (ctx.line, repr(shape), str(dtype))
         if key in self._shared_allocs:
             return self._shared_allocs[key]
         dt = _dtype(dtype)
@@ -170,7 +170,7 @@ class SimCuda:
             nbytes = int(np.prod(shape)) * dt.itemsize
             offset = -(-self._static_shared // dt.itemsize) * dt.itemsize
             if offset + nbytes > STATIC_SHARED_LIMIT:
-                ctx.error(errors.LaunchConfigError if False else errors.KernelPythonError,
+                ctx.error(errors.KernelPythonError,
                           f"static shared memory would be {offset + nbytes:,} bytes per block, "
                           f"over the {STATIC_SHARED_LIMIT:,}-byte (48 KB) limit for static "
                           f"allocations.",

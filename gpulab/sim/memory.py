@@ -312,10 +312,6 @@ class LocalArray(ArrayProxy):
     def _prefix(self):
         return (np.arange(self.ctx.layout.lanes, dtype=np.int64),)
 
-    def _resolve(self, idx):
-        res, partial = super()._resolve(idx)
-        return res, partial
-
 
 class SharedArray(ArrayProxy):
     """``cuda.shared.array``: one copy per block, with bank counting and race detection."""
