@@ -116,4 +116,5 @@ def _launch_sim(kernel, grid, block, args, shared_bytes, trace, max_steps, timeo
     return Report(kernel=ctx.kernel_name, backend="sim", grid=grid, block=block,
                   metrics=metrics.finish(ctx.counters), lines=lines,
                   mask_history=ctx.mask_history, accesses=ctx.accesses, shuffles=ctx.shuffles,
-                  barriers=ctx.barriers, atomics=dict(ctx.atomics), steps=ctx.steps, traced_warp=tuple(trace))
+                  barriers=ctx.barriers, atomics=dict(ctx.atomics),
+                  intrinsics=dict(ctx.intrinsics), steps=ctx.steps, traced_warp=tuple(trace))

@@ -44,6 +44,9 @@ class Report:
     shuffles: list = field(default_factory=list)
     barriers: int = 0
     atomics: dict = field(default_factory=dict)   # thread-level atomic operations per memory space
+    # warp-level executions (>= 1 active lane) of each cuda.* call, keyed by the name after
+    # "cuda." ("shfl_down_sync", "atomic.add", "syncthreads", ...); simulator only
+    intrinsics: dict = field(default_factory=dict)
     steps: int = 0
     wall_s: float = 0.0
     kernel_s: float = None

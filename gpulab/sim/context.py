@@ -94,6 +94,7 @@ class Context:
         self.shuffles = []
         self.barriers = 0
         self.atomics = {}
+        self.intrinsics = {}
         self.barrier_epoch = np.zeros(layout.blocks, dtype=np.int64)
         self.printed = 0
 
@@ -168,6 +169,13 @@ class Context:
         tm = mask[self.trace_slice]
         if tm.any() and len(self.mask_history) < 200_000:
             self.mask_history.append((line, _bits(tm)))
+
+    def active_warps(self):
+        """Warps with at least one active lane (cached with the mask, like ``stmt``)."""
+        mask = self.mask
+        if self._count_cache[0] is not mask:
+            self._count_cache = (mask, metrics.instruction_counts(mask.reshape(-1, WARP)))
+        return self._count_cache[1][0]
 
     def count(self, name, value, line=None):
         """Add to a launch counter and to the current line's counter."""

@@ -3,6 +3,8 @@
 One ``SimCuda`` per launch. Warp intrinsics check their member mask against the lanes that are
 really active, as the hardware requires; barriers check that whole blocks arrive.
 """
+import functools
+
 import numpy as np
 
 from .. import errors
@@ -39,6 +41,7 @@ class _Shared:
         self._sim = sim
 
     def array(self, shape, dtype):
+        self._sim._tally("shared.array")
         return self._sim._shared(shape, dtype)
 
 
@@ -47,6 +50,7 @@ class _Local:
         self._sim = sim
 
     def array(self, shape, dtype):
+        self._sim._tally("local.array")
         return self._sim._local(shape, dtype)
 
 
@@ -55,6 +59,7 @@ class _Const:
         self._sim = sim
 
     def array_like(self, ary):
+        self._sim._tally("const.array_like")
         return self._sim._const(ary)
 
 
@@ -63,6 +68,7 @@ class _Atomic:
         self._sim = sim
 
     def _do(self, op, ary, idx, *vals):
+        self._sim._tally("atomic." + {"and": "and_", "or": "or_"}.get(op, op))
         if not getattr(ary, "_gpulab_array", False):
             self._sim.ctx.error(errors.KernelPythonError,
                                 f"cuda.atomic.{op} needs an array as its first argument.")
@@ -443,7 +449,35 @@ class SimCuda:
     def cbrt(x):
         return np.cbrt(x)
 
+    def _tally(self, name):
+        """Count one warp-level execution of ``cuda.<name>`` per warp with an active lane."""
+        ctx = self.ctx
+        n = ctx.active_warps()
+        if n:
+            ctx.intrinsics[name] = ctx.intrinsics.get(name, 0) + n
+
     def __getattr__(self, name):
         self.ctx.error(errors.UnsupportedFeature,
                        f"cuda.{name} is not supported by gpulab's simulator.",
                        hint="use the GPU backend for it, or tell the gpulab maintainers.")
+
+
+def _counted(cls, name):
+    """Wrap ``cls.<name>`` so each call is tallied in ``Report.intrinsics`` under ``name``."""
+    raw = cls.__dict__[name]
+    static = isinstance(raw, staticmethod)
+    fn = raw.__func__ if static else raw
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        self._tally(name)
+        return fn(*args, **kwargs) if static else fn(self, *args, **kwargs)
+    setattr(cls, name, wrapper)
+
+
+for _name in ("grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and",
+              "syncthreads_or", "threadfence", "threadfence_block", "threadfence_system",
+              "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync",
+              "all_sync", "any_sync", "eq_sync", "match_any_sync", "match_all_sync", "activemask",
+              "lanemask_lt", "syncwarp", "popc", "ffs", "clz", "brev", "fma", "selp", "cbrt"):
+    _counted(SimCuda, _name)
