@@ -12,7 +12,8 @@ from gpulab.models import amdahl as A
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
 __all__ = ["CheckResult", "check_speedup", "check_interview_speedup", "check_divergence",
-           "check_occupancy", "check_estimate_f", "check_worth_buying"]
+           "check_occupancy", "check_estimate_f", "check_worth_buying",
+           "speedup_tolerance", "estimate_f_tolerance"]
 
 
 
@@ -24,26 +25,49 @@ def _num(x):
         return None
 
 
-def check_speedup(fn) -> CheckResult:
-    """Compare a reader's speedup(f, p) with Amdahl's law on fixed and random cases."""
-    rng = random.Random(10)
+#: float32 keeps 24 significant bits: an answer computed in float32 may be off by a few units
+#: of 2**-24 relative per operation, and by more where rounding the inputs is amplified
+F32_EPS = 2.0 ** -24
+
+
+def speedup_tolerance(f: float, p: float) -> float:
+    """Absolute tolerance for S(f, p) that a float32 computation meets: 16 half-ulps on each of
+    the four operations plus 16x the effect of rounding f to float32 (dS/df = S^2 (1 - 1/p)).
+    Every conceptual mistake (Gustafson, f and 1 - f swapped, p - 1) misses by far more."""
+    s = A.speedup(f, p)
+    return 16 * F32_EPS * s * (4 + s * abs(f) * (1 - 1 / p))
+
+
+def _fmt(v) -> str:
+    """Enough digits to see a miss in the last place of a float64."""
+    return f"{v:.10g}"
+
+
+def check_speedup(fn, seed=None) -> CheckResult:
+    """Compare a reader's speedup(f, p) with Amdahl's law on fixed cases and 20 random ones
+    (new ones on every call unless ``seed`` is given), within :func:`speedup_tolerance`: float32
+    arithmetic passes, a different formula does not."""
+    rng = random.Random(seed)
     cases = [(0.95, 100), (0.5, 2), (0.0, 64), (1.0, 64), (0.99, 1)]
-    cases += [(rng.uniform(0, 1), rng.choice([2, 3, 8, 100, 1000])) for _ in range(20)]
+    cases += [(rng.uniform(0, 1), rng.choice([2, 3, 8, 100, 1000, rng.randint(1, 10000)]))
+              for _ in range(20)]
     for f, p in cases:
-        want = A.speedup(f, p)
         try:
             got = _num(fn(f, p))
         except Exception as e:
             return CheckResult(False, f"speedup({f:.3g}, {p}) raised {type(e).__name__}: {e}")
         if got is None:
             return CheckResult(False, "your function returned None (or not a number): not solved yet")
-        if not math.isclose(got, want, rel_tol=1e-9):
+        want = A.speedup(f, p)                  # computed after the call: nothing to peek at
+        tol = speedup_tolerance(f, p)
+        if not abs(got - want) <= tol:
             hint = ""
-            if 0 < f < 1 and math.isclose(got, 1 / (f + (1 - f) / p), rel_tol=1e-9):
+            if 0 < f < 1 and abs(got - 1 / (f + (1 - f) / p)) <= tol:
                 hint = " f is the *parallel* fraction: the serial part 1-f is the one not divided by p"
-            elif math.isclose(got, f * p + (1 - f), rel_tol=1e-9):
+            elif abs(got - (f * p + (1 - f))) <= tol:
                 hint = " that is Gustafson's scaled speedup; Amdahl fixes the problem size"
-            return CheckResult(False, f"speedup({f:.3g}, {p}) should be {want:.4g}, got {got:.4g}.{hint}")
+            return CheckResult(False, f"speedup({f!r}, {p}) should be {_fmt(want)}, got {_fmt(got)} "
+                                      f"(off by {abs(got - want):.3g}, allowed {tol:.2g}).{hint}")
     return CheckResult(True, f"correct on {len(cases)} cases, including f=0.95, p=100 -> "
                              f"{A.speedup(0.95, 100):.1f}x")
 
@@ -105,30 +129,39 @@ def check_occupancy(answer) -> CheckResult:
     return CheckResult(True, "right, no. " + why)
 
 
-def check_estimate_f(fn) -> CheckResult:
+def estimate_f_tolerance(t1: float, t2: float) -> float:
+    """Absolute tolerance for f from two times: t1 - t2 cancels, so rounding t1 and t2 to float32
+    costs about 2**-24 (t1 + t2) / |t1 - t2| of f; allow 16x that (and 1e-9 when exact)."""
+    return 1e-9 + 16 * F32_EPS * (abs(t1) + abs(t2)) / max(abs(t1 - t2), 1e-300)
+
+
+def check_estimate_f(fn, seed=None) -> CheckResult:
     """Compare a reader's estimate_f(p1, t1, p2, t2) (f from two measured times, no p=1 run)
-    with the exact solution of t = serial + parallel/p."""
-    rng = random.Random(3)
+    with the exact solution of t = serial + parallel/p, on one fixed and 20 random cases (new
+    ones on every call unless ``seed`` is given)."""
+    rng = random.Random(seed)
     cases = [(2, 0.3 + 2.7 / 2, 8, 0.3 + 2.7 / 8)]
     for _ in range(20):
         s, q = rng.uniform(0.01, 1), rng.uniform(0.1, 10)
         p1, p2 = rng.sample([2, 3, 4, 8, 16, 32, 100], 2)
         cases.append((p1, s + q / p1, p2, s + q / p2))
     for p1, t1, p2, t2 in cases:
-        want = A.fit_times([p1, p2], [t1, t2]).f
         try:
             got = _num(fn(p1, t1, p2, t2))
         except Exception as e:
             return CheckResult(False, f"estimate_f raised {type(e).__name__}: {e}")
         if got is None:
             return CheckResult(False, "your function returned None (or not a number): not solved yet")
-        if not math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-9):
+        want = A.fit_times([p1, p2], [t1, t2]).f     # after the call: nothing to peek at
+        tol = estimate_f_tolerance(t1, t2)
+        if not abs(got - want) <= tol:
             hint = ""
-            if math.isclose(got, A.f_from_speedup(t1 / t2, p2 / p1), rel_tol=1e-6):
+            if abs(got - A.f_from_speedup(t1 / t2, p2 / p1)) <= tol:
                 hint = (" you treated t1/t2 as a speedup over one processor, but p1 is not 1: "
                         "solve t = serial + parallel/p for both unknowns")
-            return CheckResult(False, f"for (p, t) = ({p1}, {t1:.4g}), ({p2}, {t2:.4g}) expected "
-                                      f"f = {want:.4f}, got {got:.4f}.{hint}")
+            return CheckResult(False, f"for (p, t) = ({p1}, {t1!r}), ({p2}, {t2!r}) expected "
+                                      f"f = {_fmt(want)}, got {_fmt(got)} (off by "
+                                      f"{abs(got - want):.3g}, allowed {tol:.2g}).{hint}")
     return CheckResult(True, f"correct on {len(cases)} cases")
 
 

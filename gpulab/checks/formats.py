@@ -12,10 +12,9 @@ from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 def check_c_owner(fn) -> CheckResult:
     """Compare a reader's ``c_owner(row, col) -> (lane, i)`` for the m16n8k16 accumulator with
     the PTX ISA layout on all 128 elements; report the first element that disagrees."""
-    lane_of, idx_of = mma.owner_map("C")
+    answers = {}
     for r in range(16):
         for c in range(8):
-            want = (int(lane_of[r, c]), int(idx_of[r, c]))
             try:
                 got = fn(r, c)
             except Exception as e:  # the reader's code raised
@@ -23,17 +22,20 @@ def check_c_owner(fn) -> CheckResult:
             if got is None:
                 return CheckResult(False, "c_owner returned None: not solved yet")
             try:
-                got = (int(got[0]), int(got[1]))
-            except (TypeError, IndexError, ValueError):
+                answers[r, c] = (int(got[0]), int(got[1]))
+            except (TypeError, IndexError, KeyError, ValueError):
                 return CheckResult(False, f"c_owner({r}, {c}) should return (lane, i), got {got!r}")
-            if got != want:
-                hint = ""
-                if got[0] == want[0]:
-                    hint = " (right lane, wrong element index: rows 8-15 use c2/c3)"
-                elif got[1] == want[1]:
-                    hint = " (right element index, wrong lane: lane = 4*groupID + threadID_in_group)"
-                return CheckResult(False, f"element C[{r}, {c}]: expected lane {want[0]} c{want[1]}, "
-                                          f"got lane {got[0]} c{got[1]}{hint}")
+    lane_of, idx_of = mma.owner_map("C")      # only after every call: no table to peek at
+    for (r, c), got in answers.items():
+        want = (int(lane_of[r, c]), int(idx_of[r, c]))
+        if got != want:
+            hint = ""
+            if got[0] == want[0]:
+                hint = " (right lane, wrong element index: rows 8-15 use c2/c3)"
+            elif got[1] == want[1]:
+                hint = " (right element index, wrong lane: lane = 4*groupID + threadID_in_group)"
+            return CheckResult(False, f"element C[{r}, {c}]: expected lane {want[0]} c{want[1]}, "
+                                      f"got lane {got[0]} c{got[1]}{hint}")
     return CheckResult(True, "all 128 accumulator elements are in the lane and register the PTX ISA says")
 
 

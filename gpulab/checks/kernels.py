@@ -20,7 +20,9 @@ __all__ = ["CheckResult", "Case", "run_cases", "first_mismatch"]
 
 @dataclass
 class Case:
-    """One launch: ``kernel[grid, block](*args)``; ``expected`` maps argument index -> array."""
+    """One launch: ``kernel[grid, block](*args)``; ``expected`` maps argument index -> array, or
+    -> a function of no arguments returning it (computed only after the launch, so no expected
+    value exists anywhere while the reader's code runs)."""
 
     name: str
     grid: object
@@ -67,6 +69,7 @@ def run_cases(kernel, cases, *, backend: str = "sim", rtol: float = 1e-5, atol: 
             return CheckResult(False, f"{case.name}: {type(e).__name__}: {e}"), reps
         reps.append(rep)
         for pos, want in case.expected.items():
+            want = np.asarray(want() if callable(want) else want)
             got = args[pos]
             name = arg_names[pos] if arg_names else f"argument {pos}"
             if got.shape != want.shape:
@@ -78,7 +81,7 @@ def run_cases(kernel, cases, *, backend: str = "sim", rtol: float = 1e-5, atol: 
                 where = ", ".join(map(str, idx))
                 extra = " (never written: no thread stored it)" if np.isnan(g) else ""
                 hint = hint_mismatch
-                return CheckResult(False, f"{case.name}: {name}[{where}] = {g:g}, expected {w:g}"
+                return CheckResult(False, f"{case.name}: {name}[{where}] = {g:.9g}, expected {w:.9g}"
                                           f"{extra}; {n} of {want.size} elements wrong{hint}"), reps
         if min_efficiency is not None and backend == "sim":
             eff = float(rep.warp_efficiency)

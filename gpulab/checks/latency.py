@@ -24,13 +24,13 @@ def check_warps_needed(fn) -> CheckResult:
     """Compare a reader's warps_needed(bandwidth, latency, n_sm, bytes_per_request) with the
     model on fixed and random cases; say which case failed and how."""
     for bw, L, n_sm, b in _cases():
-        want = lat.warps_needed(bw, L, n_sm, b)
         try:
             got = fn(bw, L, n_sm, b)
         except Exception as e:  # the reader's code raised
             return CheckResult(False, f"your function raised {type(e).__name__}: {e}")
         if got is None:
             return CheckResult(False, "your function returned None: not solved yet")
+        want = lat.warps_needed(bw, L, n_sm, b)   # after the call: nothing to peek at
         if isinstance(got, float) and not math.isclose(got, round(got)):
             return CheckResult(False, f"warps come in whole numbers: got {got} for "
                                       f"bandwidth={bw:.3g} B/s, latency={L:.3g} s, {n_sm} SMs, {b} B")

@@ -31,28 +31,52 @@ def check_own_sector(answer) -> CheckResult:
                              f"{metrics.SECTOR_BYTES // 4} on no two lanes share one")
 
 
-def check_scale(kernel, backend="sim") -> CheckResult:
-    """Exercise: a kernel scale(out, a, factor) computing out = factor * a on a square float32
-    matrix, launched with block (32, 8). Passes if the output is right and its loads are
-    coalesced: at most 4 sectors per global load request (32 lanes x 4 bytes = 4 sectors)."""
+def _scale_one(kernel, h, w, rng, backend):
+    """Launch ``kernel(out, a, factor)`` on an h x w matrix with block (32, 8) and a grid of
+    ceil(w/32) x ceil(h/8); return (report or None, failure message or None)."""
     import gpulab
 
-    n = 64
-    rng = np.random.default_rng(5)
-    a = rng.random((n, n), dtype=np.float32)
-    out = np.zeros_like(a)
+    a = rng.random((h, w), dtype=np.float32)
+    factor = np.float32(rng.uniform(0.5, 4.0))
+    out = np.full_like(a, np.nan)
     try:
-        rep = gpulab.launch(kernel, (n // 32, n // 8), (32, 8), out, a, np.float32(3.0), backend=backend)
+        rep = gpulab.launch(kernel, (-(-w // 32), -(-h // 8)), (32, 8), out, a, factor,
+                            backend=backend)
     except Exception as e:  # noqa: BLE001 - report the reader's error, whatever it is
-        return CheckResult(False, f"the kernel failed: {type(e).__name__}: {e}")
-    if not np.allclose(out, 3.0 * a):
-        bad = np.argwhere(~np.isclose(out, 3.0 * a))
+        return None, f"{h} x {w} matrix: the kernel failed: {type(e).__name__}: {e}"
+    want = factor * a
+    bad = np.argwhere(~np.isclose(out, want))
+    if len(bad):
         r, c = bad[0]
-        return CheckResult(False, f"wrong output: {len(bad)} of {n * n} elements differ, first at "
-                                  f"[{r}, {c}]: got {out[r, c]}, expected {3.0 * a[r, c]}")
-    spr = rep.sectors_per_request("ld")
-    if spr > 4.0 + 1e-9:
-        return CheckResult(False, f"output correct, but {spr:.1f} sectors per load request (ideal 4): "
-                                  "consecutive lanes (threadIdx.x) should read consecutive addresses, "
-                                  "i.e. the last index of a[r, c]")
-    return CheckResult(True, f"output correct and {spr:.1f} sectors per load request: coalesced")
+        never = " (never written)" if np.isnan(out[r, c]) else ""
+        return None, (f"{h} x {w} matrix: wrong output: {len(bad)} of {h * w} elements differ, first "
+                      f"at [{r}, {c}]: got {out[r, c]:.9g}{never}, expected {want[r, c]:.9g}")
+    return rep, None
+
+
+def check_scale(kernel, backend="sim", seed=None) -> CheckResult:
+    """Exercise: a kernel scale(out, a, factor) computing out = factor * a on a float32 matrix,
+    launched with block (32, 8) and grid ceil(width/32) x ceil(height/8). Square matrices of 64
+    and of a random multiple of 32 must be right with coalesced loads (at most 4 sectors per
+    global load request: 32 lanes x 4 bytes); a random matrix whose sides are not multiples of
+    the block must be right too. New random data and sizes on every call unless ``seed``."""
+    rng = np.random.default_rng(seed)
+    square = [64, 32 * int(rng.integers(3, 6))]
+    spr = 0.0
+    for n in square:
+        rep, err = _scale_one(kernel, n, n, rng, backend)
+        if err:
+            return CheckResult(False, err)
+        if backend != "sim":
+            continue
+        spr = rep.sectors_per_request("ld") or 0.0
+        if spr > 4.0 + 1e-9:
+            return CheckResult(False, f"{n} x {n} matrix: output correct, but {spr:.1f} sectors per "
+                                      "load request (ideal 4): consecutive lanes (threadIdx.x) should "
+                                      "read consecutive addresses, i.e. the last index of a[r, c]")
+    h, w = (int(v) for v in rng.integers(5, 150, 2))
+    rep, err = _scale_one(kernel, h, w, rng, backend)
+    if err:
+        return CheckResult(False, err + " (guard both sides: row < a.shape[0] and col < a.shape[1])")
+    return CheckResult(True, f"output correct on {' and '.join(f'{n} x {n}' for n in square)} "
+                             f"({spr:.1f} sectors per load request: coalesced) and on {h} x {w}")

@@ -10,8 +10,9 @@ from gpulab.checks.kernels import CheckResult
 from gpulab.models import occupancy as occ
 
 
-def _register_cases(seed: int = 4):
-    """(threads, registers) on sm_90 where one block fits: fixed corners plus random ones."""
+def _register_cases(seed=None):
+    """(threads, registers) on sm_90 where one block fits: fixed corners plus 40 random ones
+    (new ones on every call unless ``seed`` is given)."""
     fixed = [(256, 32), (256, 40), (128, 37), (320, 37), (1024, 32), (1024, 33), (96, 255),
              (64, 16), (512, 64), (32, 1), (640, 48), (384, 72), (224, 168)]
     rng = random.Random(seed)
@@ -23,24 +24,26 @@ def _register_cases(seed: int = 4):
     return out
 
 
-def check_register_limit(fn) -> CheckResult:
+def check_register_limit(fn, seed=None) -> CheckResult:
     """Compare a reader's ``register_blocks(threads, registers)`` (sm_90) with the calculator's
-    register limit; when wrong, say which case and which rule was probably missed."""
-    for t, r in _register_cases():
-        want = occ.occupancy(t, r, 0, "sm_90").limits["registers"]
+    register limit on fixed and fresh random configurations; when wrong, say which case and
+    which rule was probably missed."""
+    cases = _register_cases(seed)
+    for t, r in cases:
         try:
             got = fn(t, r)
         except Exception as e:
             return CheckResult(False, f"your function raised {type(e).__name__}: {e}")
         if got is None:
             return CheckResult(False, "your function returned None: not solved yet")
+        want = occ.occupancy(t, r, 0, "sm_90").limits["registers"]   # after the call
         if got != want:
             return CheckResult(False, f"{t} threads/block, {r} registers/thread: expected {want} "
-                                      f"blocks per SM, got {got}{_register_hint(fn)}")
-    return CheckResult(True, f"correct on {len(_register_cases())} configurations")
+                                      f"blocks per SM, got {got}{_register_hint(fn, cases)}")
+    return CheckResult(True, f"correct on {len(cases)} configurations")
 
 
-def _register_hint(fn) -> str:
+def _register_hint(fn, cases) -> str:
     """Name the rule a wrong answer missed, if it matches a known mistake on every case."""
     F, sub, unit = 65536, 4, 256
 
@@ -64,7 +67,7 @@ def _register_hint(fn) -> str:
          "that is warps per SM; the question asks for whole blocks per SM"),
     ]
     try:
-        answers = {(t, r): fn(t, r) for t, r in _register_cases()}
+        answers = {(t, r): fn(t, r) for t, r in cases}
     except Exception:
         return ""
     for rule, text in mistakes:

@@ -30,12 +30,15 @@ def check_halo_tile(answer, target=1.6) -> CheckResult:
                              "and the 1024-thread limit caps the tile")
 
 
-def check_invert(kernel, dispatch, backend="sim") -> CheckResult:
+def check_invert(kernel, dispatch, backend="sim", seed=None) -> CheckResult:
     """Exercise: an edge-guarded invert kernel(out, img, contrast) and dispatch(width, height)
-    returning the grid for 8 x 8 blocks. Passes if every pixel is right on image sizes that are
-    not multiples of 8 and the simulator finds no out-of-bounds access (chapter 02's
-    reference and case runner, with the reader's own grid)."""
-    rng = np.random.default_rng(7)
+    returning the grid for 8 x 8 blocks. Passes if the grid is the smallest that covers the
+    image (ceil(width/8) x ceil(height/8): a larger one launches blocks with no pixel), every
+    pixel is right on image sizes that are not multiples of 8 and the simulator finds no
+    out-of-bounds access (chapter 02's reference and case runner, with the reader's own grid)."""
+    from gpulab.models import launch as lm
+
+    rng = np.random.default_rng(seed)
     cases = []
     for h, w in ((37, 50), (8, 8), (1, 17), (20, 9)):
         img = rng.random((h, w, 4), dtype=np.float32)
@@ -46,9 +49,14 @@ def check_invert(kernel, dispatch, backend="sim") -> CheckResult:
         if len(grid) != 2 or grid[0] * 8 < w or grid[1] * 8 < h:
             return CheckResult(False, f"dispatch({w}, {h}) = {grid}: 8 x 8 groups on that grid do not "
                                       f"cover a {w} x {h} image (round up, and x is the width)")
+        want = tuple(lm.grid_for((w, h), (8, 8)))
+        if grid != want:
+            return CheckResult(False, f"dispatch({w}, {h}) = {grid} covers the image, but {want} "
+                                      f"does too with fewer blocks: launch ceil(width / 8) x "
+                                      f"ceil(height / 8), no block without a pixel")
         cases.append(Case(f"{w} x {h} image", grid, (8, 8),
                           (np.full_like(img, np.nan), img, np.float32(1.5)),
-                          {0: invert_reference(img, 1.5)}))
+                          {0: lambda img=img.copy(): invert_reference(img, 1.5)}))
     res, _ = run_cases(kernel, cases, backend=backend, atol=1e-6,
                        arg_names=("out", "img", "contrast"))
     return CheckResult(True, "correct on 4 image sizes, no out-of-bounds access") if res else res

@@ -33,34 +33,40 @@ def check_float64_padding(answer) -> CheckResult:
                              "8 bytes (256 bytes need 2 wavefronts of 128)")
 
 
-def check_row_sums(kernel, backend="sim") -> CheckResult:
-    """Exercise: row_sums(out, a) for a (n, 32) float32 matrix, launched with grid (n/32,) and
-    block (32, 32). Passes if the sums are right and every shared-memory load instruction
-    takes the ideal number of wavefronts (no bank conflicts)."""
+def check_row_sums(kernel, backend="sim", seed=None) -> CheckResult:
+    """Exercise: row_sums(out, a) for a (n, 32) float32 matrix, launched with grid
+    (ceil(n/32),) and block (32, 32), for n = 64 and a random n (new random data on every call
+    unless ``seed`` is given). Passes if the sums are right and every shared-memory load *and*
+    store instruction takes the ideal number of wavefronts (no bank conflicts either way)."""
     import gpulab
 
-    n = 64
-    rng = np.random.default_rng(6)
-    a = rng.random((n, 32), dtype=np.float32)
-    out = np.zeros(n, np.float32)
-    try:
-        rep = gpulab.launch(kernel, (n // 32,), (32, 32), out, a, backend=backend)
-    except Exception as e:  # noqa: BLE001
-        return CheckResult(False, f"the kernel failed: {type(e).__name__}: {e}")
-    want = a.sum(axis=1)
-    if not np.allclose(out, want, rtol=1e-5):
-        i = int(np.argmax(~np.isclose(out, want, rtol=1e-5)))
-        return CheckResult(False, f"wrong output: row {i} sums to {want[i]:.4f}, got {out[i]:.4f}")
-    m = rep.metrics
-    inst = m[metrics.SHARED_INSTRUCTIONS["ld"]]
-    wf = m[metrics.SHARED_WAVEFRONTS["ld"]]
-    conflicts = m[metrics.SHARED_BANK_CONFLICTS["ld"]]
-    if inst == 0:
-        return CheckResult(False, "output correct, but the kernel does not read shared memory at all: "
-                                  "the exercise is to keep the shared tile and fix its layout")
-    if conflicts:
-        return CheckResult(False, f"output correct, but {wf / inst:.1f} wavefronts per shared load "
-                                  f"instruction ({conflicts} bank conflicts): lanes of a warp still "
-                                  "hit the same bank")
-    return CheckResult(True, f"output correct and {wf / inst:.1f} wavefront per shared load "
-                             "instruction: no bank conflicts")
+    rng = np.random.default_rng(seed)
+    sizes = [64, int(rng.integers(33, 200))]
+    for n in sizes:
+        a = rng.random((n, 32), dtype=np.float32)
+        out = np.full(n, np.nan, np.float32)
+        try:
+            rep = gpulab.launch(kernel, (-(-n // 32),), (32, 32), out, a, backend=backend)
+        except Exception as e:  # noqa: BLE001
+            return CheckResult(False, f"n={n}: the kernel failed: {type(e).__name__}: {e}")
+        want = a.sum(axis=1)
+        if not np.allclose(out, want, rtol=1e-5):
+            i = int(np.argmax(~np.isclose(out, want, rtol=1e-5)))
+            return CheckResult(False, f"n={n}: wrong output: row {i} sums to {want[i]:.9g}, "
+                                      f"got {out[i]:.9g}")
+        if backend != "sim":
+            continue
+        m = rep.metrics
+        if m[metrics.SHARED_INSTRUCTIONS["ld"]] == 0:
+            return CheckResult(False, "output correct, but the kernel does not read shared memory at "
+                                      "all: the exercise is to keep the shared tile and fix its layout")
+        for op, what in (("ld", "load"), ("st", "store")):
+            inst = m[metrics.SHARED_INSTRUCTIONS[op]]
+            conflicts = m[metrics.SHARED_BANK_CONFLICTS[op]]
+            if inst and conflicts:
+                wf = m[metrics.SHARED_WAVEFRONTS[op]]
+                return CheckResult(False, f"n={n}: output correct, but {wf / inst:.1f} wavefronts per "
+                                          f"shared {what} instruction ({conflicts} bank conflicts): "
+                                          f"lanes of a warp still hit the same bank")
+    return CheckResult(True, f"output correct for n = {', '.join(map(str, sizes))} and 1.0 "
+                             "wavefront per shared load and store instruction: no bank conflicts")

@@ -4,11 +4,24 @@ the launch-shape rule is :func:`gpulab.models.launch.grid_for`."""
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
 from gpulab.checks.kernels import Case, CheckResult, run_cases
 from gpulab.models import launch as lm
+
+
+def is_integral(v) -> bool:
+    """An int of any kind (Python or numpy; anything with ``__index__``), but not a bool or a
+    float: what a launch accepts as a grid size."""
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    try:
+        operator.index(v)
+    except TypeError:
+        return False
+    return True
 
 
 def edge_sizes(block: int, seed=None, extra: int = 1):
@@ -28,15 +41,15 @@ def check_blocks_for(fn, seed=None) -> CheckResult:
     cases += [(int(rng.integers(1, 10**7)), int(rng.choice([32, 64, 96, 128, 256, 1024])))
               for _ in range(30)]
     for n, b in cases:
-        want = lm.grid_for((n,), (b,))[0]
         try:
             got = fn(n, b)
         except Exception as e:  # the reader's code raised
             return CheckResult(False, f"blocks_for({n}, {b}) raised {type(e).__name__}: {e}")
         if got is None:
             return CheckResult(False, "blocks_for returned None: not solved yet")
-        if not isinstance(got, (int, np.integer)) or isinstance(got, bool):
+        if not is_integral(got):
             return CheckResult(False, f"blocks_for({n}, {b}) returned {got!r}: a grid size is an int")
+        want = lm.grid_for((n,), (b,))[0]        # after the call: nothing to peek at
         if got != want:
             hint = " (round up: a partial block still needs a whole block)" if got == n // b else ""
             return CheckResult(False, f"blocks_for({n}, {b}) should be {want}, got {got}{hint}")
@@ -60,7 +73,7 @@ def check_saxpy(kernel, block: int = 128, seed=None, sizes=None, backend: str = 
         a = np.float32(rng.uniform(-3, 3))
         out = np.full(n, np.nan, np.float32)
         cases.append(Case(f"n={n}", (math.ceil(n / block),), (block,), (out, a, x, y),
-                          {0: saxpy_reference(a, x, y)}))
+                          {0: lambda a=a, x=x.copy(), y=y.copy(): saxpy_reference(a, x, y)}))
     res, _ = run_cases(kernel, cases, backend=backend, rtol=1e-5, atol=1e-5,
                        arg_names=("out", "a", "x", "y"),
                        hint_oob="the last block has threads past the end of the arrays: they must "

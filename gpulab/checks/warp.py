@@ -14,11 +14,19 @@ from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 WARP = 32
 SHARED_LD = "smsp__sass_inst_executed_op_shared_ld.sum"
 SHARED_ST = "smsp__sass_inst_executed_op_shared_st.sum"
+#: the shuffle intrinsics, as ``Report.intrinsics`` names them (after ``cuda.``)
+SHUFFLES = ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")
+#: combining 32 lanes by shuffles takes log2(32) = 5 steps per warp (each step at most doubles
+#: the lanes a value depends on); a tree needs no more than twice that
+MIN_SHUFFLES = int(math.log2(WARP))
+MAX_SHUFFLES = 2 * MIN_SHUFFLES
+#: one lane adding up the others in a loop leaves 31 lanes idle: E ~ 0.06; the shuffle tree ~ 0.94
+MIN_EFFICIENCY = 0.5
 
 
 
 
-def _cases(seed: int):
+def _cases(seed):
     """(n, block) pairs: full warps, partial warps, one element, several blocks, one random size."""
     rng = np.random.default_rng(seed)
     cases = [(32, 32), (1, 32), (31, 32), (33, 64), (100, 64), (257, 128)]
@@ -41,6 +49,34 @@ def shared_accesses(rep) -> int:
     return int(m.get(SHARED_LD, 0) + m.get(SHARED_ST, 0))
 
 
+def shuffles(rep) -> int:
+    """Warp-level shuffle executions the simulator counted (all four kinds)."""
+    counts = getattr(rep, "intrinsics", None) or {}
+    return int(sum(counts.get(k, 0) for k in SHUFFLES))
+
+
+def _shuffle_problem(rep, n, block) -> str | None:
+    """Why the launch is not a warp-level shuffle tree, or None: too few shuffle steps for the
+    warps that hold data (a serial loop in one lane), too many (32 broadcasts instead of a
+    tree), or lanes left idle (warp execution efficiency)."""
+    grid = max(1, math.ceil(n / block))
+    warps_total = grid * math.ceil(block / WARP)
+    warps_data = math.ceil(n / WARP)
+    sh = shuffles(rep)
+    if sh < MIN_SHUFFLES * warps_data:
+        return (f"correct values, but {sh} shuffles for {warps_data} warp(s) holding data: combining "
+                f"32 lanes takes log2(32) = {MIN_SHUFFLES} shuffle steps per warp. One lane adding up "
+                f"the others in a loop is serial work, not a warp-level primitive")
+    if sh > MAX_SHUFFLES * warps_total:
+        return (f"correct values, but {sh / warps_total:.0f} shuffles per warp: a tree of "
+                f"{MIN_SHUFFLES} steps (offsets 16, 8, 4, 2, 1, or 1, 2, 4, 8, 16) is enough")
+    eff = rep.warp_efficiency
+    if eff is not None and eff < MIN_EFFICIENCY:
+        return (f"correct values, but warp execution efficiency {eff:.2f} < {MIN_EFFICIENCY}: most "
+                f"lanes idle while a few work serially; every lane should take part in each step")
+    return None
+
+
 def _launch(kernel, n, block, x, out, backend):
     import gpulab
 
@@ -54,7 +90,8 @@ def _run_cases(kernel, reference, what, backend, seed, out_len):
 
     rng = np.random.default_rng(seed)
     reps = []
-    for n, block in _cases(seed):
+    cases = _cases(seed)
+    for n, block in cases:
         x = rng.integers(-9, 10, n).astype(np.float32)       # small integers: sums are exact
         grid = max(1, math.ceil(n / block))
         out = np.full(out_len(n, grid * block), np.nan, dtype=np.float32)
@@ -73,7 +110,7 @@ def _run_cases(kernel, reference, what, backend, seed, out_len):
             if np.isnan(got):
                 hint = " (never written: is the lane that should write it inactive or skipped?)"
             return CheckResult(False, f"n={n}, block={block}: {what} wrong at out[{k}]: "
-                                      f"expected {want[k]:g}, got {got:g}{hint} "
+                                      f"expected {want[k]:.9g}, got {got:.9g}{hint} "
                                       f"({bad.size} of {out.size} outputs wrong)"), reps
         b = barriers_per_block(rep)
         if b:
@@ -84,9 +121,14 @@ def _run_cases(kernel, reference, what, backend, seed, out_len):
         if s:
             return CheckResult(False, f"n={n}, block={block}: correct values, but {s} shared-memory "
                                       f"instructions; use shuffles instead of shared memory"), reps
+        if backend == "sim":
+            why = _shuffle_problem(rep, n, block)
+            if why:
+                return CheckResult(False, f"n={n}, block={block}: {why}"), reps
         reps.append(rep)
-    sizes = ", ".join(str(n) for n, _ in _cases(seed))
-    return CheckResult(True, f"correct for n = {sizes}, with 0 barriers and no shared memory"), reps
+    sizes = ", ".join(str(n) for n, _ in cases)
+    return CheckResult(True, f"correct for n = {sizes}, with 0 barriers, no shared memory and "
+                             f"{MIN_SHUFFLES} to {MAX_SHUFFLES} shuffle steps per warp"), reps
 
 
 def warp_sums_reference(x: np.ndarray, nwarps: int | None = None) -> np.ndarray:
@@ -109,18 +151,21 @@ def warp_scan_reference(x: np.ndarray, size: int | None = None, inclusive: bool 
     return res.reshape(-1)[:n]
 
 
-def check_warp_reduce(kernel, backend: str = "sim", seed: int = 8) -> CheckResult:
+def check_warp_reduce(kernel, backend: str = "sim", seed=None) -> CheckResult:
     """Grade a kernel ``(x, out)`` that writes each warp's 32-element sum to ``out[warp]``.
 
-    ``out`` has one slot per warp of the grid; warps past the end of ``x`` sum zeros.
+    ``out`` has one slot per warp of the grid; warps past the end of ``x`` sum zeros. Besides
+    the values: no barrier, no shared memory, at least log2(32) shuffle steps per warp holding
+    data and no lane doing the others' work serially (warp execution efficiency).
     """
     res, _ = _run_cases(kernel, warp_sums_reference, "warp sum", backend, seed,
                         lambda n, threads: threads // WARP)
     return res
 
 
-def check_warp_scan(kernel, backend: str = "sim", seed: int = 9) -> CheckResult:
-    """Grade a kernel ``(x, out)`` that writes inclusive prefix sums within each warp to ``out``."""
+def check_warp_scan(kernel, backend: str = "sim", seed=None) -> CheckResult:
+    """Grade a kernel ``(x, out)`` that writes inclusive prefix sums within each warp to ``out``
+    (same rules as :func:`check_warp_reduce`: shuffles only, log2(32) steps, no serial lane)."""
     res, _ = _run_cases(kernel, warp_scan_reference, "inclusive warp scan", backend, seed,
                         lambda n, threads: n)
     if not res.passed and "wrong at" in res.message:

@@ -1,0 +1,366 @@
+"""The exercise checks (gpulab.checks) give right answers in every form full marks and wrong ones
+nothing: float32 arithmetic and numpy integers pass; serial lanes, blended work, hand-typed
+widget figures, conflicted stores, oversized grids and hard-coded sizes fail; expected values are
+never in reach of the reader's function while it runs (issue 14, items 3, 4, 8, 9, 10, 12)."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from numba import cuda, float32
+
+from gpulab.checks import amdahl, divergence, formats, latency, memory, occupancy, patterns, shared
+from gpulab.checks import vector, warp
+from gpulab.models import amdahl as A
+
+FULL = 0xFFFFFFFF
+F = np.float32
+
+
+# ---- item 4: tolerances that fit the question, messages with enough digits ------------------
+
+def speedup_f32(f, p):
+    f, p = F(f), F(p)
+    return F(1) / ((F(1) - f) + f / p)
+
+
+def test_float32_amdahl_passes_and_a_near_miss_shows_its_digits():
+    assert speedup_f32(0.95, 100) != A.speedup(0.95, 100)          # float32 really differs
+    assert amdahl.check_speedup(speedup_f32), amdahl.check_speedup(speedup_f32).message
+    miss = amdahl.check_speedup(lambda f, p: A.speedup(f, p) * (1 + 1e-3))
+    assert not miss
+    want, got = A.speedup(0.95, 100), A.speedup(0.95, 100) * 1.001
+    assert f"{want:.10g}" in miss.message and f"{got:.10g}" in miss.message, miss.message
+    assert "Gustafson" in amdahl.check_speedup(lambda f, p: f * p + 1 - f).message
+
+
+def test_float32_estimate_f_passes():
+    def est(p1, t1, p2, t2):
+        p1, t1, p2, t2 = F(p1), F(t1), F(p2), F(t2)
+        par = (t1 - t2) / (F(1) / p1 - F(1) / p2)
+        ser = t1 - par / p1
+        return par / (ser + par)
+
+    for seed in range(5):
+        assert amdahl.check_estimate_f(est, seed=seed), amdahl.check_estimate_f(est, seed=seed).message
+    assert not amdahl.check_estimate_f(lambda p1, t1, p2, t2: A.f_from_speedup(t1 / t2, p2 / p1))
+
+
+# ---- item 3: any integral value --------------------------------------------------------------
+
+def test_numpy_integers_are_grid_sizes_floats_and_bools_are_not():
+    assert vector.check_blocks_for(lambda n, b: np.int64(-(-n // b)))
+    assert vector.check_blocks_for(lambda n, b: np.int32(-(-n // b)))
+    assert not vector.check_blocks_for(lambda n, b: float(-(-n // b)))
+    assert vector.is_integral(np.uint16(3)) and not vector.is_integral(True)
+
+
+# ---- item 12: nothing to peek at while the reader's function runs ---------------------------
+
+_ORACLE_NAMES = ("want", "expected", "lane_of", "idx_of", "reference")
+
+
+def _peek():
+    """What a hostile submission does: walk up the stack for an expected value."""
+    fr = sys._getframe(1)
+    while fr is not None:
+        for name in _ORACLE_NAMES:
+            if name in fr.f_locals:
+                return fr.f_locals[name]
+        fr = fr.f_back
+    return None
+
+
+@pytest.mark.parametrize("check,fn", [
+    (amdahl.check_speedup, lambda f, p: _peek()),
+    (amdahl.check_estimate_f, lambda p1, t1, p2, t2: _peek()),
+    (vector.check_blocks_for, lambda n, b: _peek()),
+    (occupancy.check_register_limit, lambda t, r: _peek()),
+    (latency.check_warps_needed, lambda bw, L, n, b: _peek()),
+])
+def test_a_function_that_reads_the_callers_frames_finds_no_expected_value(check, fn):
+    res = check(fn)
+    assert not res, res.message
+
+
+def test_c_owner_table_is_built_after_every_call():
+    seen = []
+
+    def c_owner(row, col):
+        fr = sys._getframe(1)
+        seen.append(any(k in fr.f_locals for k in ("lane_of", "idx_of", "want")))
+        return _peek() or (0, 0)
+
+    assert not formats.check_c_owner(c_owner)
+    assert seen and not any(seen)
+
+
+# ---- item 8: warp reduce and scan are graded on shuffles ------------------------------------
+
+@cuda.jit
+def reduce_down(x, out):
+    i = cuda.grid(1)
+    v = x[i] if i < x.shape[0] else float32(0.0)
+    off = 16
+    while off > 0:
+        v += cuda.shfl_down_sync(FULL, v, off)
+        off //= 2
+    if cuda.laneid == 0:
+        out[i // 32] = v
+
+
+@cuda.jit
+def reduce_xor_unrolled(x, out):
+    i = cuda.grid(1)
+    v = float32(0.0)
+    if i < x.shape[0]:
+        v = x[i]
+    v += cuda.shfl_xor_sync(FULL, v, 16)
+    v += cuda.shfl_xor_sync(FULL, v, 8)
+    v += cuda.shfl_xor_sync(FULL, v, 4)
+    v += cuda.shfl_xor_sync(FULL, v, 2)
+    v += cuda.shfl_xor_sync(FULL, v, 1)
+    if cuda.threadIdx.x % 32 == 0:
+        out[i // 32] = v
+
+
+@cuda.jit
+def reduce_lane0_serial(x, out):
+    i = cuda.grid(1)
+    if cuda.laneid == 0:
+        s = float32(0.0)
+        for k in range(32):
+            if i + k < x.shape[0]:
+                s += x[i + k]
+        out[i // 32] = s
+
+
+@cuda.jit
+def reduce_shuffles_then_serial(x, out):
+    i = cuda.grid(1)
+    v = x[i] if i < x.shape[0] else float32(0.0)
+    for d in (16, 8, 4, 2, 1):
+        cuda.shfl_down_sync(FULL, v, d)          # shuffles for show; the sum is serial
+    if cuda.laneid == 0:
+        s = float32(0.0)
+        for k in range(32):
+            if i + k < x.shape[0]:
+                s += x[i + k]
+        out[i // 32] = s
+
+
+@cuda.jit
+def reduce_32_broadcasts(x, out):
+    i = cuda.grid(1)
+    v = x[i] if i < x.shape[0] else float32(0.0)
+    s = float32(0.0)
+    for k in range(32):
+        s += cuda.shfl_sync(FULL, v, k)
+    if cuda.laneid == 0:
+        out[i // 32] = s
+
+
+@cuda.jit
+def scan_up(x, out):
+    i = cuda.grid(1)
+    lane = cuda.threadIdx.x % 32
+    v = x[i] if i < x.shape[0] else float32(0.0)
+    d = 1
+    while d < 32:
+        u = cuda.shfl_up_sync(FULL, v, d)
+        if lane >= d:
+            v += u
+        d *= 2
+    if i < out.shape[0]:
+        out[i] = v
+
+
+@cuda.jit
+def scan_lane0_serial(x, out):
+    i = cuda.grid(1)
+    if cuda.laneid == 0:
+        s = float32(0.0)
+        for k in range(32):
+            if i + k < x.shape[0]:
+                s += x[i + k]
+                out[i + k] = s
+
+
+def test_warp_reduce_requires_a_shuffle_tree():
+    for k in (reduce_down, reduce_xor_unrolled):
+        res = warp.check_warp_reduce(k)
+        assert res, res.message
+    serial = warp.check_warp_reduce(reduce_lane0_serial)
+    assert not serial and "shuffle steps per warp" in serial.message, serial.message
+    show = warp.check_warp_reduce(reduce_shuffles_then_serial)
+    assert not show and "efficiency" in show.message, show.message
+    bcast = warp.check_warp_reduce(reduce_32_broadcasts)
+    assert not bcast and "32 shuffles per warp" in bcast.message, bcast.message
+
+
+def test_warp_scan_requires_shuffles():
+    assert warp.check_warp_scan(scan_up)
+    serial = warp.check_warp_scan(scan_lane0_serial)
+    assert not serial and "shuffle" in serial.message, serial.message
+
+
+# ---- item 9: chapter checks that passed wrong answers ----------------------------------------
+
+@cuda.jit
+def shade_blend(out, x):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        a = x[i]
+        b = x[i]
+        for k in range(8):
+            a = a * 0.5 + 1.0
+            b = b * 2.0 - 1.0
+        p = i % 2
+        out[i] = a * (1 - p) + b * p
+
+
+@cuda.jit
+def shade_by_warp(out, x):
+    """Another correct style: even warps take even elements, odd warps odd ones."""
+    t = cuda.grid(1)
+    n = x.shape[0]
+    w = t // 32
+    lane = t % 32
+    i = 2 * (32 * (w // 2) + lane) + (w % 2)
+    if i < n:
+        v = x[i]
+        if w % 2 == 0:
+            for k in range(8):
+                v = v * 0.5 + 1.0
+        else:
+            for k in range(8):
+                v = v * 2.0 - 1.0
+        out[i] = v
+
+
+def test_warp_uniform_caps_the_work():
+    blend = divergence.check_warp_uniform(shade_blend)
+    assert not blend and "both recurrences" in blend.message, blend.message
+
+
+def test_warp_uniform_by_warp_parity_passes():
+    res = divergence.check_warp_uniform(shade_by_warp)
+    assert res, res.message
+
+
+def test_uniform_split_runs_the_condition_again():
+    typed = {"condition": "lane < 16", "data": "random", "efficiency": 1.0,
+             "threads_then": 64, "threads_else": 64}
+    res = divergence.check_uniform_split(typed)
+    assert not res and "splits some warp" in res.message
+    assert divergence.check_uniform_split(dict(typed, condition="warp % 2 == 0"))
+    assert not divergence.check_uniform_split(dict(typed, data="upside down"))
+
+
+TILE = 32
+PADDED = 33
+
+
+@cuda.jit
+def row_sums_transposed_store(out, a):
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row0 = cuda.blockIdx.x * TILE
+    tile[tx, ty] = a[row0 + ty, tx] if row0 + ty < a.shape[0] else 0.0    # 32-way store conflict
+    cuda.syncthreads()
+    if ty == 0:
+        s = float32(0.0)
+        for k in range(TILE):
+            s += tile[k, tx]                                                  # conflict-free read
+        if row0 + tx < a.shape[0]:
+            out[row0 + tx] = s
+
+
+@cuda.jit
+def row_sums_padded(out, a):
+    tile = cuda.shared.array((TILE, PADDED), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row0 = cuda.blockIdx.x * TILE
+    tile[ty, tx] = a[row0 + ty, tx] if row0 + ty < a.shape[0] else 0.0
+    cuda.syncthreads()
+    if ty == 0:
+        s = float32(0.0)
+        for k in range(TILE):
+            s += tile[tx, k]
+        if row0 + tx < a.shape[0]:
+            out[row0 + tx] = s
+
+
+def test_row_sums_checks_stores_too():
+    assert shared.check_row_sums(row_sums_padded)
+    bad = shared.check_row_sums(row_sums_transposed_store)
+    assert not bad and "store" in bad.message, bad.message
+
+
+@cuda.jit
+def invert_guarded(out, img, contrast):
+    x, y = cuda.grid(2)
+    if x >= img.shape[1] or y >= img.shape[0]:
+        return
+    for ch in range(3):
+        out[y, x, ch] = (1.0 - img[y, x, ch] - 0.5) * contrast + 0.5
+    out[y, x, 3] = img[y, x, 3]
+
+
+def test_invert_requires_the_minimal_grid():
+    assert patterns.check_invert(invert_guarded, lambda w, h: ((w + 7) // 8, (h + 7) // 8))
+    assert patterns.check_invert(invert_guarded, lambda w, h: (np.int64(-(-w // 8)), -(-h // 8)))
+    big = patterns.check_invert(invert_guarded, lambda w, h: (w // 8 + 1, h // 8 + 1))
+    assert not big and "fewer blocks" in big.message, big.message
+
+
+# ---- item 10: several sizes, fresh inputs on every run ----------------------------------------
+
+@cuda.jit
+def scale_guard_64(out, a, factor):
+    c, r = cuda.grid(2)
+    if r < 64 and c < 64:                 # hard-coded size
+        out[r, c] = factor * a[r, c]
+
+
+@cuda.jit
+def scale_ok(out, a, factor):
+    c, r = cuda.grid(2)
+    if r < a.shape[0] and c < a.shape[1]:
+        out[r, c] = factor * a[r, c]
+
+
+def test_scale_catches_a_hard_coded_size():
+    assert memory.check_scale(scale_ok)
+    assert not memory.check_scale(scale_guard_64)
+
+
+def test_checks_draw_new_inputs_on_every_call():
+    seen = []
+
+    def est(p1, t1, p2, t2):
+        seen.append((p1, t1, p2, t2))
+        par = (t1 - t2) / (1 / p1 - 1 / p2)
+        return par / (t1 - par / p1 + par)
+
+    amdahl.check_estimate_f(est)
+    first = list(seen)
+    seen.clear()
+    amdahl.check_estimate_f(est)
+    assert first[1:] != seen[1:]
+    args = []
+    import gpulab
+    real = gpulab.launch
+
+    def spy(kernel, grid, block, *a, **k):
+        args.append(a[1].shape)
+        return real(kernel, grid, block, *a, **k)
+
+    gpulab.launch = spy
+    try:
+        memory.check_scale(scale_ok)
+        memory.check_scale(scale_ok)
+    finally:
+        gpulab.launch = real
+    assert len(set(args)) > 3, args
