@@ -176,12 +176,77 @@ def load_benchmark(name):
 def measured_label(res):
     """'GPU, date' line from a benchmark JSON's environment block."""
     env = res.get("environment", {})
-    return f"measured on {env.get('gpu', '?')} on {env.get('when_utc', '?')[:10]} (benchmarks/)"
+    when = env.get("when_utc") or env.get("date_utc") or "?"
+    return f"measured on {env.get('gpu', '?')} on {when[:10]} (benchmarks/)"
+
+
+KiB, MiB = 1 << 10, 1 << 20
+
+
+def latency_levels(res, l1_max=64 * KiB, l2_min=1 * MiB, dram_factor=16):
+    """The pointer-chase ladder of benchmarks/results/latency.json summarised per level.
+
+    Rows are assigned by working set against the L2 size the driver reported (``l2_bytes``):
+    L1 = at most ``l1_max``; L2 = from ``l2_min`` to half the L2 (the set stays resident);
+    DRAM = at least ``dram_factor`` x the L2 (nearly every load misses it). Sizes in between are
+    transitions and are left out. Returns ``{level: {"ns", "cycles", "sizes"}}`` (median over the
+    level's rows; cycles at the driver's maximum SM clock) for "L1", "L2", "DRAM" and "shared",
+    a level without rows left out, plus "clock_GHz" and "l2_bytes"."""
+    if not res or "global" not in res:
+        raise ValueError("latency_levels needs the dict of benchmarks/results/latency.json "
+                         "(keys 'global', 'shared', 'max_sm_clock_GHz'); got "
+                         f"{type(res).__name__}: run python benchmarks/latency.py on a GPU")
+    env = res.get("environment") or {}
+    l2 = env.get("l2_bytes")
+    if not l2:
+        raise ValueError("latency.json records no l2_bytes in its environment block: cannot tell "
+                         "L2-resident working sets from DRAM ones; re-run benchmarks/latency.py")
+    clock = res.get("max_sm_clock_GHz")
+    bounds = {"L1": (0, l1_max), "L2": (l2_min, l2 // 2), "DRAM": (dram_factor * l2, float("inf"))}
+    out = {"clock_GHz": clock, "l2_bytes": l2}
+    for level, (lo, hi) in bounds.items():
+        rows = [r for r in res["global"] if lo <= r["working_set_bytes"] <= hi]
+        if rows:
+            ns = float(np.median([r["ns"] for r in rows]))
+            out[level] = {"ns": ns, "cycles": ns * clock if clock else None,
+                          "sizes": [r["working_set_bytes"] for r in rows]}
+    sh = res.get("shared") or {}
+    if "ns" in sh:
+        out["shared"] = {"ns": sh["ns"], "cycles": sh["ns"] * clock if clock else None, "sizes": []}
+    return out
+
+
+def size_text(nbytes):
+    """4096 -> '4 KiB', 3 << 20 -> '3 MiB', 1 << 30 -> '1 GiB' (binary units, as the benchmarks size sets)."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", MiB), ("KiB", KiB)):
+        if nbytes >= scale:
+            v = nbytes / scale
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
+    return f"{nbytes} B"
+
+
+def strided_per_load(res):
+    """Time per load of the strided read out[i] = a[i*stride] from bandwidth.json's "strided"
+    rows, where every stride reads across the same array (span) with span/stride loads.
+
+    Returns rows of stride, ms, loads, span_bytes (both derived from the recorded useful GB/s:
+    useful bytes = 8 per load, read + write) and ns_per_load."""
+    rows = (res or {}).get("strided")
+    if not rows:
+        raise ValueError("strided_per_load needs benchmarks/results/bandwidth.json's dict with a "
+                         "'strided' list; run python benchmarks/bandwidth.py on a GPU")
+    out = []
+    for r in rows:
+        useful = r["useful_GBps"] * 1e9 * r["ms"] * 1e-3          # bytes read + written
+        loads = useful / 8
+        out.append({"stride": r["stride"], "ms": r["ms"], "loads": loads,
+                    "span_bytes": loads * 4 * r["stride"], "ns_per_load": r["ms"] * 1e6 / loads})
+    return out
 
 
 SCOPES = [  # (execution scope, memory, who sees it, where it lives)
     ("thread", "registers", "one thread", "register file in the SM"),
-    ("block (on one SM)", "shared memory / L1", "the threads of one block", "SRAM in the SM"),
+    ("block (on one SM)", "shared memory / L1", "the threads of one block (sm_90: of its cluster)", "SRAM in the SM"),
     ("grid (all SMs)", "L2 cache", "every thread of every block", "on the die, shared by all SMs"),
     ("grid and the host", "global memory (HBM)", "every thread, every launch, the CPU by copies",
      "DRAM stacks beside the die"),
