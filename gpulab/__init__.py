@@ -15,6 +15,11 @@ __version__ = "0.1.0"
 
 BACKEND = "gpu" if gpu_available() else "sim"
 
+if BACKEND == "sim":
+    # without a GPU, @cuda.jit("signature") must not ask numba for a device (gpulab/sim/eager.py)
+    from .sim import eager as _eager
+    _eager.install()
+
 
 def describe():
     """One line: what ``backend="auto"`` runs on here."""

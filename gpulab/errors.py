@@ -70,3 +70,7 @@ class UnsupportedFeature(KernelError):
 
 class KernelPythonError(KernelError):
     """An ordinary Python error raised while running the kernel (type error, bad call, ...)."""
+
+
+class NotCompilable(KernelError):
+    """Code numba.cuda would refuse to compile (found by numba's own type inference)."""

@@ -217,13 +217,34 @@ def test_dynamic_shared_over_48kb():
         run(unguarded, 1, 32, np.zeros(32), shared_bytes=49153)
 
 
-def test_python_error_in_kernel_names_thread():
+def test_code_numba_refuses_names_its_line():
     @cuda.jit
     def k(out):
         i = cuda.grid(1)
         out[i] = out.no_such_attribute
-    with pytest.raises(errors.KernelPythonError, match="thread \\(0, 0, 0\\)"):
+    with pytest.raises(errors.NotCompilable, match="line 224 .*\n.*no_such_attribute") as e:
         run(k, 1, 32, np.zeros(32))
+    assert "Unknown attribute 'no_such_attribute'" in str(e.value)
+
+
+def test_array_proxies_refuse_numpy_even_unchecked(monkeypatch):
+    """Second line of defence: with numba's typing switched off, .data and methods still fail."""
+    from gpulab.sim import typecheck
+    monkeypatch.setattr(typecheck, "enabled", lambda: False)
+
+    @cuda.jit
+    def k(out, x):
+        out.data[:] = 2 * x.data
+
+    @cuda.jit
+    def k2(out, x):
+        out[0] = x.sum()
+
+    for kern in (k, k2):
+        with pytest.raises(errors.UnsupportedFeature, match="is not available in a kernel") as e:
+            run(kern, 1, 32, np.zeros(32), np.ones(32))
+        assert "`x.data`" in str(e.value) or "`x.sum`" in str(e.value)
+        assert e.value.line is not None and e.value.threads
 
 
 def test_wrong_number_of_arguments():

@@ -152,9 +152,9 @@ def test_dynamic_shared_memory_reverses_each_block():
 @cuda.jit
 def votes(out):
     t = cuda.threadIdx.x
-    c = cuda.syncthreads_count(t % 3 == 0)
-    a = cuda.syncthreads_and(t < 1000)
-    o = cuda.syncthreads_or(t == 5)
+    c = cuda.syncthreads_count(int(t % 3 == 0))    # numba's predicate is an int, not a bool
+    a = cuda.syncthreads_and(int(t < 1000))
+    o = cuda.syncthreads_or(int(t == 5))
     out[t, 0] = c
     out[t, 1] = a
     out[t, 2] = o

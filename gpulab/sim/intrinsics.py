@@ -203,7 +203,7 @@ class SimCuda:
         return arr
 
     def _const(self, ary):
-        data = ary.data if getattr(ary, "_gpulab_array", False) else np.asarray(ary)
+        data = ary._data if getattr(ary, "_gpulab_array", False) else np.asarray(ary)
         key = id(ary)
         if key not in self._consts:
             self._consts[key] = ConstArray(self.ctx, np.array(data, copy=True), "const")

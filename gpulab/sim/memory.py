@@ -47,16 +47,35 @@ class ArrayProxy:
     counted = True
 
     def __init__(self, ctx, data, name):
-        self.ctx, self.data, self.name = ctx, data, name
+        self.ctx, self._data, self.name = ctx, data, name
+
+    def __getattr__(self, attr):
+        """Refuse what numba refuses on a device array (``.data``, numpy methods, ...)."""
+        if attr.startswith("__") or attr in ("ctx", "_data", "name"):
+            raise AttributeError(attr)
+        self._refuse(f"`{self.name}.{attr}`")
+
+    def __array__(self, *args, **kwargs):
+        self._refuse(f"using `{self.name}` as a whole numpy array")
+
+    def _refuse(self, what):
+        self.ctx.error(errors.UnsupportedFeature,
+                       f"{what} is not available in a kernel on gpulab's simulator: an array "
+                       f"offers shape, ndim, size, dtype and element indexing (numba.cuda refuses "
+                       f".data; numpy methods such as .sum() would run as one thread's serial loop "
+                       f"on a GPU, which the simulator does not model).",
+                       lanes=self.ctx.first_active()[:1],
+                       hint="read and write one element per thread, e.g. `out[i] = a * x[i] + y[i]`, "
+                            "and loop over indices where one thread needs several elements.")
 
     # numba-visible attributes
     @property
     def shape(self):
-        return self.data.shape[self._lead:]
+        return self._data.shape[self._lead:]
 
     @property
     def ndim(self):
-        return self.data.ndim - self._lead
+        return self._data.ndim - self._lead
 
     @property
     def size(self):
@@ -64,7 +83,7 @@ class ArrayProxy:
 
     @property
     def dtype(self):
-        return self.data.dtype
+        return self._data.dtype
 
     def __len__(self):
         return self.shape[0]
@@ -148,7 +167,7 @@ class ArrayProxy:
         if res is None:
             return _Partial(self, partial)
         self._account("ld", res)
-        value = self.data[self._full_index(res)]
+        value = self._data[self._full_index(res)]
         return value
 
     def __setitem__(self, idx, value):
@@ -172,18 +191,18 @@ class ArrayProxy:
             elif not mask.any():
                 return
             with np.errstate(all="ignore"):
-                self.data[full_idx] = value
+                self._data[full_idx] = value
             return
         if self.ctx.every:
             with np.errstate(all="ignore"):
-                self.data[full_idx] = value
+                self._data[full_idx] = value
             return
         lanes = np.flatnonzero(mask)
         sel = tuple(np.broadcast_to(i, mask.shape)[lanes] if _is_array(i) else i for i in full_idx)
         if _is_array(value):
             value = np.broadcast_to(value, mask.shape)[lanes]
         with np.errstate(all="ignore"):
-            self.data[sel] = value
+            self._data[sel] = value
 
     def _account(self, op, idx):
         pass
@@ -200,15 +219,15 @@ class ArrayProxy:
         full_idx = self._full_index(res)
         flat = np.ravel_multi_index(
             tuple(np.broadcast_to(i, mask.shape)[lanes] if _is_array(i) else np.full(len(lanes), i)
-                  for i in full_idx), self.data.shape)
+                  for i in full_idx), self._data.shape)
         vals = [np.broadcast_to(np.asarray(v), mask.shape)[lanes] for v in vals]
-        flat_data = self.data.reshape(-1)
-        old = np.empty(len(lanes), dtype=self.data.dtype)
+        flat_data = self._data.reshape(-1)
+        old = np.empty(len(lanes), dtype=self._data.dtype)
         if op in ("add", "sub", "max", "min", "and", "or", "xor", "exch"):
             _atomic_vectorised(op, flat_data, flat, vals[0], old)
         else:
             _atomic_sequential(op, flat_data, flat, vals, old)
-        out = np.zeros(mask.shape, dtype=self.data.dtype)
+        out = np.zeros(mask.shape, dtype=self._data.dtype)
         out[lanes] = old
         return out
 
@@ -274,7 +293,7 @@ class GlobalArray(ArrayProxy):
 
     def _byte_addresses(self, idx):
         off = 0
-        for i, stride in zip(idx, self.data.strides):
+        for i, stride in zip(idx, self._data.strides):
             off = off + i * stride
         return self.base + off
 
@@ -284,7 +303,7 @@ class GlobalArray(ArrayProxy):
         addr = np.broadcast_to(self._byte_addresses(idx), mask.shape)
         m2 = mask.reshape(-1, WARP)
         a2 = addr.reshape(-1, WARP)
-        size = self.data.itemsize
+        size = self._data.itemsize
         sectors = metrics.global_sectors(a2, size, m2)
         ctx.count(metrics.GLOBAL_REQUESTS[op], int(metrics.global_requests(m2).sum()))
         ctx.count(metrics.GLOBAL_SECTORS[op], int(sectors.sum()))
@@ -340,7 +359,7 @@ class SharedArray(ArrayProxy):
         ctx = self.ctx
         mask = ctx.mask
         elem = np.broadcast_to(self._flat_elements(idx), mask.shape)
-        size = self.data.itemsize
+        size = self._data.itemsize
         addr = self.offset + elem * size
         m2 = mask.reshape(-1, WARP)
         a2 = addr.reshape(-1, WARP)

@@ -6,6 +6,7 @@ import types
 import numpy as np
 
 from .. import errors
+from . import eager, typecheck
 from .context import UNDEF, Context
 from .intrinsics import SimCuda
 from .memory import ALLOC_ALIGN, GlobalArray
@@ -161,12 +162,16 @@ def run(kernel, layout, args, *, shared_bytes=0, trace=(0, 0), max_steps=200_000
         raise errors.LaunchConfigError(
             f"trace=({tb}, {tw}) names no warp: the launch has {layout.blocks} block(s) of "
             f"{layout.warps_per_block} warp(s).")
+    argtypes = eager.declared_types(kernel, typecheck.argument_types(args), names)
+    typecheck.check(fn, argtypes)
     ctx = Context(layout, fn.__name__, tb * layout.warps_per_block + tw, max_steps, timeout_s)
     ctx.filename = fn.__code__.co_filename
     sim = SimCuda(ctx, shared_bytes)
     launch = _Launch(ctx, sim)
     body = launch.build(fn)
     wrapped = _wrap_args(ctx, args, names)
+    if getattr(kernel, "_gpulab_signatures", None):
+        wrapped = eager.convert_scalars(wrapped, argtypes)
     started = time.perf_counter()
     try:
         with np.errstate(all="ignore"):

@@ -1,0 +1,218 @@
+"""Type-check a kernel with numba.cuda's own front end on the CPU before the simulator runs it.
+
+The simulator executes the kernel's Python source with numpy, so on its own it would run code
+numba.cuda never compiles (``out.data[:] = x.data``, numpy calls, imports). Before a launch we
+run numba-cuda's untyped and typed passes (bytecode → IR → type inference) for the argument
+types of this launch, and stop there: no lowering, no NVVM, no driver, so it works on any CPU.
+Results are cached per (function, argument types): a repeated launch costs one dict look-up.
+
+Device functions the kernel calls are typed by numba through their dispatcher, which asks for
+the current device's compute capability; with no GPU, :func:`fake_device` answers sm_90 for the
+length of the check (compilation stays at LLVM IR, which needs no driver either).
+"""
+import contextlib
+import re
+import threading
+import warnings
+import types as _pytypes
+
+from .. import errors
+
+_CACHE = {}
+_LOCK = threading.RLock()
+CC = (9, 0)           # compute capability assumed when typing without a GPU (H200, sm_90)
+
+
+def enabled():
+    """False under NUMBA_ENABLE_CUDASIM=1, where numba.cuda is Numba's simulator (no compiler)."""
+    try:
+        from numba.cuda.core import config
+        return not config.ENABLE_CUDASIM
+    except Exception:
+        return False
+
+
+@contextlib.contextmanager
+def fake_device():
+    """Let numba-cuda type device functions without a GPU: report compute capability ``CC``."""
+    import numba.cuda.dispatcher as disp
+    from ..launch import gpu_available
+    if gpu_available():
+        yield
+        return
+    dev = _pytypes.SimpleNamespace(compute_capability=CC, name="gpulab-typing (no GPU)")
+    with _LOCK:
+        old = disp.get_current_device
+        disp.get_current_device = lambda: dev
+        try:
+            yield
+        finally:
+            disp.get_current_device = old
+
+
+def _pipeline_class():
+    from numba.cuda import compiler
+    from numba.cuda.core.compiler_machinery import FunctionPass, PassManager, register_pass
+
+    @register_pass(mutates_CFG=False, analysis_only=True)
+    class GpulabTypesDone(FunctionPass):
+        """Ends the pipeline after type inference (nothing to lower: the simulator runs it)."""
+        _name = "gpulab_types_done"
+
+        def __init__(self):
+            FunctionPass.__init__(self)
+
+        def run_pass(self, state):
+            state.cr = state.typemap
+            return False
+
+    class TypeOnlyCUDACompiler(compiler.CUDACompiler):
+        """numba-cuda's CUDA pipeline up to and including type inference."""
+
+        def define_pipelines(self):
+            dpb = compiler.DefaultPassBuilder
+            pm = PassManager("gpulab typing")
+            for impl, desc in dpb.define_untyped_pipeline(self.state).passes:
+                pm.add_pass(compiler.CUDATranslateBytecode
+                            if impl is compiler.TranslateByteCode else impl, desc)
+            for impl, desc in dpb.define_typed_pipeline(self.state).passes:
+                pm.add_pass(impl, desc)
+            pm.add_pass(GpulabTypesDone, "gpulab: stop after typing")
+            pm.finalize()
+            return [pm]
+
+    return TypeOnlyCUDACompiler
+
+
+_PIPELINE = []
+
+
+def _type_only(fn, argtypes):
+    from numba.cuda import compiler, utils
+    from numba.cuda import types
+    from numba.cuda.descriptor import cuda_target
+    if not _PIPELINE:
+        _PIPELINE.append(_pipeline_class())
+    flags = compiler.CUDAFlags()
+    flags.no_compile = flags.no_cpython_wrapper = flags.no_cfunc_wrapper = True
+    flags.error_model = "numpy"
+    flags.compute_capability = CC
+    with utils.numba_target_override(), fake_device():
+        pipe = _PIPELINE[0](cuda_target.typing_context, cuda_target.target_context, None,
+                            tuple(argtypes), types.void, flags, {})
+        pipe.compile_extra(fn)
+
+
+def argument_types(args):
+    """numba's types for launch arguments, as numba.cuda's dispatcher would see them."""
+    from numba.core.typing.typeof import Purpose, typeof
+    out = []
+    for a in args:
+        try:
+            out.append(typeof(a, Purpose.argument))
+        except ValueError:
+            out.append(None)
+    return tuple(out)
+
+
+_NOISE = re.compile(r"^\s*(Failed in .* pipeline \(step: .*\)|During: .*|File \".*\", line \d+:|"
+                    r"\^|def .*:|There are \d+ candidate implementations:|- Of which .*|"
+                    r"Intrinsic of function .*|Overload of function .*|With argument\(s\): .*|No match\.|<source .*>|)\s*$")
+
+
+def _summary(exc, fn):
+    """numba's message without the pipeline banner, file excerpts and 'During:' trailers."""
+    text = str(exc)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)          # numba may colour its messages
+    keep = []
+    src_lines = {s.strip() for s in _source_lines(fn).values() if s.strip()}
+    for line in text.splitlines():
+        if _NOISE.match(line) or line.strip() in src_lines:
+            continue
+        if line.strip() not in keep:
+            keep.append(line.strip())
+    return "\n".join(keep[:6]) or type(exc).__name__
+
+
+def _source_lines(fn):
+    import inspect
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return {}
+    return {first + k: t.rstrip("\n") for k, t in enumerate(lines)}
+
+
+def _line_of(exc, fn):
+    """The kernel source line numba's error points at (its loc, else the last 'line N' of fn)."""
+    loc = getattr(exc, "loc", None)
+    fname = fn.__code__.co_filename
+    if loc is not None and getattr(loc, "line", None) and getattr(loc, "filename", fname) == fname:
+        return int(loc.line)
+    hits = re.findall(r'File "([^"]*)", line (\d+)', str(exc))
+    hits += re.findall(r"^During: .* at (.+) \((\d+)\)\s*$", str(exc), re.M)
+    for f, n in reversed(hits):
+        if f.endswith(fname.rsplit("/", 1)[-1]):
+            return int(n)
+    # some errors (numba core's TypingError inside numba-cuda's typing) carry no location: the
+    # type-inference frame that raised it holds the statement being typed
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        for name in ("loc", "inst", "self", "stmt"):
+            v = tb.tb_frame.f_locals.get(name)
+            v = v if name == "loc" else getattr(v, "loc", None)
+            if getattr(v, "filename", None) == fname and getattr(v, "line", None):
+                found = int(v.line)
+                break
+        tb = tb.tb_next
+    if found is not None:
+        return found
+    return int(loc.line) if loc is not None and getattr(loc, "line", None) else None
+
+
+def _is_numba_error(exc):
+    """True for numba's verdicts on the code (typing, unsupported construct, bytecode)."""
+    import numba.core.errors as core_errors
+    from numba.cuda.core import errors as cuda_errors
+    if isinstance(exc, (core_errors.InternalError, cuda_errors.InternalError)):
+        return False
+    verdicts = (core_errors.NumbaError, cuda_errors.NumbaError, NotImplementedError)
+    return isinstance(exc, verdicts) or type(exc).__name__ == "UnsupportedBytecodeError"
+
+
+def check(fn, argtypes, what="kernel"):
+    """Raise :class:`errors.NotCompilable` unless numba.cuda can type ``fn`` for ``argtypes``."""
+    if not enabled() or any(t is None for t in argtypes):
+        return
+    key = (fn, tuple(argtypes))
+    if key in _CACHE:
+        if _CACHE[key] is not None:
+            raise _CACHE[key]
+        return
+    err = None
+    try:
+        _type_only(fn, argtypes)
+    except errors.GpulabError:
+        raise
+    except Exception as exc:
+        if not _is_numba_error(exc):
+            # a failure of the check itself, not a verdict on the kernel: say so, run it anyway
+            warnings.warn(f"gpulab could not type-check `{fn.__name__}` with numba "
+                          f"({type(exc).__name__}: {exc}); running it unchecked.", stacklevel=3)
+            _CACHE[key] = None
+            return
+        line = _line_of(exc, fn)
+        src = _source_lines(fn)
+        err = errors.NotCompilable(
+            f"numba.cuda would refuse to compile this {what} for argument types "
+            f"({', '.join(str(t) for t in argtypes)}):\n{_summary(exc, fn)}",
+            kernel=fn.__name__, filename=fn.__code__.co_filename, line=line,
+            source=src.get(line),
+            hint="write the kernel in the subset of Python numba.cuda compiles: index arrays "
+                 "element by element (no .data, no numpy array methods or numpy calls on "
+                 "arrays), use math.* and cuda.* for the rest. gpulab runs only kernels numba "
+                 "would compile, so what passes here also compiles on a GPU.")
+        err.numba_error = exc
+    _CACHE[key] = err
+    if err is not None:
+        raise err
