@@ -1,12 +1,21 @@
 """Measure all-reduce time against message size on 2+ GPUs and fit the alpha-beta model (chapter 10).
 
 torch.distributed with the NCCL backend, one process per GPU, float32 sum all-reduce of 8 B to
-1 GiB, CUDA events after a warm-up, median of repeats, the slowest rank per size. Fits
-T(n) = a + b n on the large sizes (bandwidth) and reads a from the small ones (latency), and
+1 GiB, after a warm-up, the slowest rank per size, three ways:
+  * "per_call": a barrier, then CUDA events around ONE all_reduce, median of repeats. The
+    interval starts when the first rank's event is recorded, so it also holds the wait for the
+    other rank to arrive (the ranks leave the barrier at different times) and each call's host
+    path: it is an upper bound, not alpha;
+  * "back_to_back": K all-reduces enqueued back to back between two events, one sync, time / K:
+    the launch and host path overlap with the previous call, so this is the per-call cost of a
+    stream of all-reduces (what a training step's many small all-reduces see);
+  * "graph": K all-reduces captured in one CUDA graph and replayed, time / K (sizes <= 1 MiB).
+Fits T(n) = a + b n on the large sizes (bandwidth) and reads a from the small ones (latency), and
 converts with the ring model T = 2(p-1) alpha + 2 (p-1)/p n / B into alpha and B, the numbers
-gpulab.models.comms takes. Also reports nccl-tests' bus bandwidth. NVLink multicast (NVLS) is
-left off (NCCL_NVLS_ENABLE=0). Writes benchmarks/results/allreduce_alpha_beta.json; prints SKIP
-and exits 0 without torch or with fewer than two GPUs.
+gpulab.models.comms takes. Also reports nccl-tests' bus bandwidth, and a peer-to-peer copy
+(torch copy_ cuda:0 -> cuda:1 and back, events). NVLink multicast (NVLS) is left off
+(NCCL_NVLS_ENABLE=0). Writes benchmarks/results/allreduce_alpha_beta.json; prints SKIP and exits
+0 without torch or with fewer than two GPUs.
 
 Run from the repository root on a machine with 2+ GPUs:  python benchmarks/allreduce_alpha_beta.py
 """
@@ -48,15 +57,119 @@ def _worker(rank, world, port, rows_path):
             e.record()
             e.synchronize()
             ts.append(s.elapsed_time(e) / 1e3)
-        t = torch.tensor([float(np.median(ts))], device="cuda")
+        k = max(5, min(BACK_TO_BACK, (1 << 30) // max(nbytes, 1)))
+        b2b, host = [], []
+        for _ in range(5):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            dist.barrier()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            s.record()
+            for _ in range(k):
+                dist.all_reduce(x)
+            e.record()
+            t1 = time.perf_counter()
+            e.synchronize()
+            b2b.append(s.elapsed_time(e) / 1e3 / k)
+            host.append((t1 - t0) / k)
+        g = None
+        if nbytes <= GRAPH_MAX_BYTES:
+            g = graph_time(x, dist, torch)
+        t = torch.tensor([float(np.median(ts)), float(np.median(b2b)),
+                          float("nan") if g is None or isinstance(g, str) else g],
+                         device="cuda")
         dist.all_reduce(t, op=dist.ReduceOp.MAX)      # the slowest rank sets the time
-        rows.append({"bytes": x.numel() * 4, "time_s": float(t.item())})
+        row = {"bytes": x.numel() * 4, "time_s": float(t[0].item()),
+               "back_to_back_s": float(t[1].item()), "back_to_back_k": k,
+               "host_enqueue_s": float(np.median(host))}
+        if g is not None:
+            row["graph_s"] = float(t[2].item()) if not isinstance(g, str) else None
+            if isinstance(g, str):
+                row["graph_error"] = g
+        rows.append(row)
         del x
         torch.cuda.empty_cache()
     if rank == 0:
         with open(rows_path, "w") as fh:
             json.dump(rows, fh)
     dist.destroy_process_group()
+
+
+BACK_TO_BACK = 500
+GRAPH_MAX_BYTES = 1 << 20
+GRAPH_K = 100
+
+
+def graph_time(x, dist, torch):
+    """Seconds per all-reduce when GRAPH_K of them are replayed from one CUDA graph (or the error)."""
+    try:
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                dist.all_reduce(x)
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(GRAPH_K):
+                dist.all_reduce(x)
+        graph.replay()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(5):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            dist.barrier()
+            torch.cuda.synchronize()
+            a.record()
+            graph.replay()
+            b.record()
+            b.synchronize()
+            ts.append(a.elapsed_time(b) / 1e3 / GRAPH_K)
+        import numpy as np
+        return float(np.median(ts))
+    except Exception as e:  # noqa: BLE001 - keep the other measurements
+        return f"{type(e).__name__}: {e}"[:300]
+
+
+def p2p_copy(torch, nbytes=1 << 30, reps=10):
+    """Peer-to-peer copy bandwidth between GPU 0 and GPU 1 (torch copy_, CUDA events on the
+    source device's stream), both directions, and whether peer access is possible."""
+    import numpy as np
+    out = {"bytes": nbytes, "can_access_peer_0_1": torch.cuda.can_device_access_peer(0, 1),
+           "can_access_peer_1_0": torch.cuda.can_device_access_peer(1, 0)}
+    for src, dst in ((0, 1), (1, 0)):
+        a = torch.empty(nbytes // 4, dtype=torch.float32, device=f"cuda:{src}").normal_()
+        b = torch.empty_like(a, device=f"cuda:{dst}")
+        for _ in range(3):
+            b.copy_(a)
+        torch.cuda.synchronize(src)
+        torch.cuda.synchronize(dst)
+        ts = []
+        with torch.cuda.device(src):
+            for _ in range(reps):
+                e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                e0.record()
+                b.copy_(a)
+                e1.record()
+                e1.synchronize()
+                torch.cuda.synchronize(dst)
+                ts.append(e0.elapsed_time(e1) / 1e3)
+        ok = bool(torch.equal(b[:1024].cpu(), a[:1024].cpu()))
+        t = float(np.median(ts))
+        out[f"gpu{src}_to_gpu{dst}"] = {"time_s": t, "GBps": nbytes / t / 1e9, "correct": ok}
+        del a, b
+        torch.cuda.empty_cache()
+    return out
+
+
+def topology():
+    import subprocess
+    try:
+        return subprocess.run(["nvidia-smi", "topo", "-m"], capture_output=True, text=True,
+                              timeout=30).stdout
+    except Exception as e:  # noqa: BLE001
+        return repr(e)
 
 
 def fit(rows, p):
@@ -68,10 +181,17 @@ def fit(rows, p):
     b = np.polyfit(n[big], t[big], 1)[0] if big.sum() >= 2 else float("nan")
     a = float(np.median(t[n <= 1024]))
     alpha = a / (2 * (p - 1))
+    extra = {}
+    for key in ("back_to_back_s", "graph_s"):
+        v = [r[key] for r in rows if r["bytes"] <= 1024 and r.get(key) is not None
+             and r[key] == r[key]]
+        if v:
+            extra[f"small_message_{key}"] = float(np.median(v))
+            extra[f"alpha_{key.replace('_s', '')}_s"] = float(np.median(v)) / (2 * (p - 1))
     bandwidth = 2 * (p - 1) / p / b
     busbw = [r["bytes"] / r["time_s"] * 2 * (p - 1) / p for r in rows]
     return {"small_message_time_s": a, "alpha_s": alpha, "slope_s_per_byte": float(b),
-            "bandwidth_Bps": float(bandwidth), "max_bus_bandwidth_Bps": float(max(busbw))}
+            "bandwidth_Bps": float(bandwidth), "max_bus_bandwidth_Bps": float(max(busbw)), **extra}
 
 
 def main() -> int:
@@ -92,6 +212,10 @@ def main() -> int:
         port = s.getsockname()[1]
     import tempfile
     rows_path = os.path.join(tempfile.mkdtemp(), "rows.json")
+    os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
+    os.environ.setdefault("NVSHMEM_DISABLE_NVLS", "1")
+    p2p = p2p_copy(torch)
+    print("p2p:", p2p)
     mp.spawn(_worker, args=(world, port, rows_path), nprocs=world, join=True)
     with open(rows_path) as fh:
         rows = json.load(fh)
@@ -99,9 +223,18 @@ def main() -> int:
                    "nccl": ".".join(map(str, torch.cuda.nccl.version())), "python": platform.python_version(),
                    "NCCL_NVLS_ENABLE": os.environ.get("NCCL_NVLS_ENABLE"),
                    "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
-           "what": __doc__.strip().splitlines()[0], "rows": rows, "fit": fit(rows, world)}
+           "what": __doc__.strip().splitlines()[0], "rows": rows, "fit": fit(rows, world),
+           "p2p_copy": p2p, "topology": topology(),
+           "labels": {"time_s": "per call: barrier, events around one all_reduce (upper bound)",
+                      "back_to_back_s": "K all_reduces between two events, / K",
+                      "graph_s": "K all_reduces replayed from one CUDA graph, / K",
+                      "host_enqueue_s": "host seconds per all_reduce call when enqueued back to back"}}
+    sys.path.insert(0, HERE)
+    from benchenv import environment
+    res["environment"] = environment(numba=False)
     for r in rows:
-        print(f"{r['bytes']:>12,d} B  {r['time_s'] * 1e6:10.1f} us")
+        print(f"{r['bytes']:>12,d} B  per call {r['time_s'] * 1e6:10.1f} us  back to back "
+              f"{r['back_to_back_s'] * 1e6:10.1f} us  graph {(r.get('graph_s') or float('nan')) * 1e6:8.1f} us")
     print("fit:", res["fit"])
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as fh:

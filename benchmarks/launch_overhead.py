@@ -1,9 +1,16 @@
 """Launch overhead as the serial part (chapter 10); writes benchmarks/results/launch_overhead.json.
 
-Measures on a GPU, after a warm-up, median of repeats:
-  * numba: host-side time per asynchronous launch of a tiny kernel (1 block of 32 threads), the
-    GPU-side time per launch when thousands are queued back to back (CUDA events), and one
-    tiny kernel alone;
+Measures on a GPU, after a warm-up, median of repeats, and labels each figure for what it is
+("launch_parts" in the JSON):
+  * host launch cost: host seconds per asynchronous launch of a tiny kernel (1 block of 32
+    threads; numba) or small op (torch), thousands enqueued in a loop;
+  * GPU time: the tiny kernel queued behind a long kernel, so the two events around it are
+    recorded while the stream is still busy and bracket only GPU work (one kernel, and 1000
+    kernels back to back divided by 1000); ``python benchmarks/launch_overhead.py ncu`` runs the
+    tiny kernel alone for Nsight Compute's gpu__time_duration;
+  * end to end: host wall time of one launch plus cuda.synchronize();
+  * "events around one launch on an idle stream" (the old gpu_s_single_isolated): the first
+    event is recorded before the launch call, so the interval holds numba's host launch path;
   * torch (if installed): host-side time per small in-place op (x.add_(1) on 32 floats), same way;
   * many tiny kernels against one fused kernel: a chain of K element-wise updates y = a*y + b on
     n floats, as K launches and as one launch that loops K times, for several n (numba, and
@@ -29,6 +36,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
 OUT = os.path.join(HERE, "results", "launch_overhead.json")
 
 N_LAUNCH = 5000
@@ -128,6 +136,70 @@ def launch_rate(launch_once, sync, event_factory, n=N_LAUNCH):
             "gpu_s_per_launch": float(np.median(gpu)), "launches": n, "repeats": REPEATS}
 
 
+LONG_ITERS = 1 << 25       # work[1, 32] loop: ~tens of ms, longer than enqueuing BACK_TO_BACK launches
+TORCH_SLEEP_CYCLES = 100_000_000
+BACK_TO_BACK = 1000
+PARTS_REPEATS = 21
+LABELS = {
+    "host_launch_s": "host launch cost: host seconds per asynchronous launch (enqueue only)",
+    "gpu_single_behind_long_s": "GPU time of one tiny kernel: events recorded behind a long "
+                                "kernel, so they bracket GPU work only",
+    "gpu_back_to_back_s": "GPU time per tiny kernel when BACK_TO_BACK are queued behind a long "
+                          "kernel (events around all of them, divided by their number)",
+    "end_to_end_s": "end to end: host wall time of one launch + synchronize",
+    "events_idle_stream_s": "events around one launch on an idle stream: holds the host launch "
+                            "path (not GPU time)",
+}
+
+
+def launch_parts(launch_once, launch_long, sync, event_factory):
+    """GPU time of one launch (behind a long kernel, and per launch of BACK_TO_BACK queued ones)
+    and end-to-end time of launch + sync; medians, seconds."""
+    for _ in range(50):
+        launch_once()
+    launch_long()
+    sync()
+    single, b2b, e2e = [], [], []
+    for _ in range(PARTS_REPEATS):
+        e0, e1 = event_factory()
+        sync()
+        launch_long()
+        e0()
+        launch_once()
+        e1()
+        sync()
+        single.append(e1.elapsed())
+    for _ in range(5):
+        e0, e1 = event_factory()
+        sync()
+        launch_long()
+        e0()
+        t0 = time.perf_counter()
+        for _ in range(BACK_TO_BACK):
+            launch_once()
+        t_enqueue = time.perf_counter() - t0
+        e1()
+        sync()
+        b2b.append(e1.elapsed() / BACK_TO_BACK)
+    for _ in range(200):
+        t0 = time.perf_counter()
+        launch_once()
+        sync()
+        e2e.append(time.perf_counter() - t0)
+    e0, e1 = event_factory()
+    sync()
+    e0()
+    launch_long()
+    e1()
+    sync()
+    return {"gpu_single_behind_long_s": float(np.median(single)),
+            "gpu_back_to_back_s": float(np.median(b2b)),
+            "end_to_end_s": float(np.median(e2e)),
+            "long_kernel_s": e1.elapsed(),
+            "enqueue_of_back_to_back_s": t_enqueue,
+            "labels": LABELS}
+
+
 def numba_events():
     a, b = cuda.event(), cuda.event()
 
@@ -203,7 +275,20 @@ def smi_one_block(work) -> dict | None:
             "utilization_gpu_percent": samples}
 
 
+def ncu_only() -> int:
+    """20 launches of the tiny kernel and nothing else, for
+    ``ncu --metrics gpu__time_duration.sum python benchmarks/launch_overhead.py ncu``."""
+    tiny = kernels()[0]
+    d = cuda.to_device(np.zeros(32, np.float32))
+    for _ in range(20):
+        tiny[1, 32](d)
+    cuda.synchronize()
+    return 0
+
+
 def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "ncu":
+        return ncu_only()
     if not gpu_present():
         print("SKIP: no CUDA GPU visible to numba; results file left untouched")
         return 0
@@ -211,7 +296,8 @@ def main() -> int:
     from gpulab.timeline import Timeline
 
     tiny, axpb, axpb_fused, work = kernels()
-    res = {"env": environment(), "what": __doc__.strip().splitlines()[0]}
+    from benchenv import environment as full_environment
+    res = {"env": {**environment(), **full_environment()}, "what": __doc__.strip().splitlines()[0]}
 
     # ---- 1. numba launch overhead --------------------------------------------------------
     d = cuda.to_device(np.zeros(32, np.float32))
@@ -224,6 +310,13 @@ def main() -> int:
         single.append(s.elapsed_time(e) / 1e3)
     res["numba_tiny"]["gpu_s_single_isolated"] = float(np.median(single))
     print("numba tiny launch:", {k: v for k, v in res["numba_tiny"].items()})
+    y_long = cuda.to_device(np.ones(32, np.float32))
+    res["launch_parts"] = {"numba": launch_parts(
+        lambda: tiny[1, 32](d), lambda: work[1, 32](y_long, LONG_ITERS), cuda.synchronize,
+        numba_events)}
+    res["launch_parts"]["numba"]["host_launch_s"] = res["numba_tiny"]["host_s_per_launch"]
+    res["launch_parts"]["numba"]["events_idle_stream_s"] = res["numba_tiny"]["gpu_s_single_isolated"]
+    print("numba launch parts:", res["launch_parts"]["numba"])
 
     # ---- 2. torch small-op overhead ------------------------------------------------------
     try:
@@ -235,6 +328,11 @@ def main() -> int:
         x = torch.zeros(32, device="cuda")
         res["torch_add_"] = launch_rate(lambda: x.add_(1.0), torch.cuda.synchronize, torch_events)
         print("torch x.add_(1):", res["torch_add_"])
+        res["launch_parts"]["torch"] = launch_parts(
+            lambda: x.add_(1.0), lambda: torch.cuda._sleep(TORCH_SLEEP_CYCLES),
+            torch.cuda.synchronize, torch_events)
+        res["launch_parts"]["torch"]["host_launch_s"] = res["torch_add_"]["host_s_per_launch"]
+        print("torch launch parts:", res["launch_parts"]["torch"])
     else:
         res["torch_add_"] = None
         print("torch not available: torch rows skipped")
