@@ -18,6 +18,7 @@ Limits (in-process grading cannot be made tamper-proof): see ``exercises/README.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import glob
 import json
@@ -37,6 +38,10 @@ __all__ = ["TimeLimit", "CellTimeLimit", "timed", "install_cell_time_limit", "sn
 
 #: seconds a notebook cell may run during grading (override: GPULAB_CELL_TIMEOUT)
 DEFAULT_CELL_TIMEOUT = 120
+#: seconds one Otter test case may run (override: GPULAB_TEST_TIMEOUT)
+DEFAULT_TEST_TIMEOUT = 60
+#: Otter's final cell runs every test: it may run this many times the cell limit
+EXPORT_CELL_FACTOR = 10
 #: seconds a whole submission may take in ``grade_folder`` (override: --timeout)
 DEFAULT_SUBMISSION_TIMEOUT = 900
 #: modules whose callables the tests rely on; replacing one of them is tampering
@@ -61,41 +66,94 @@ class CellTimeLimit(BaseException):
 
 # ---- time limits ----------------------------------------------------------------------------
 
+@contextlib.contextmanager
+def time_limit(seconds: float, what: str = "the function"):
+    """Raise :class:`TimeLimit` in the block after ``seconds`` (SIGALRM; only in the main
+    thread, elsewhere the block is unlimited). An enclosing limit is kept: the shorter wins, and
+    the outer one is re-armed with what is left of it on the way out."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    outer_handler = signal.getsignal(signal.SIGALRM)
+    outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
+    start = time.monotonic()
+
+    def on_alarm(signum, frame):
+        raise TimeLimit(f"{what} ran longer than {seconds:g} s (an endless loop?)")
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left else seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, outer_handler)
+        if outer_left:
+            signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer_left - (time.monotonic() - start)))
+
+
 def timed(fn, seconds: float = 30.0):
-    """Wrap ``fn`` so that one call raises :class:`TimeLimit` after ``seconds`` (SIGALRM; only in
-    the main thread, elsewhere the call is unlimited). An enclosing limit is kept."""
+    """Wrap ``fn`` so that one call raises :class:`TimeLimit` after ``seconds`` (see
+    :func:`time_limit`)."""
     if not callable(fn):
         return fn
 
     def call(*args, **kwargs):
-        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        with time_limit(seconds, getattr(fn, "__name__", "the function")):
             return fn(*args, **kwargs)
-        outer_handler = signal.getsignal(signal.SIGALRM)
-        outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
-        start = time.monotonic()
-
-        def on_alarm(signum, frame):
-            raise TimeLimit(f"{getattr(fn, '__name__', 'the function')} ran longer than "
-                            f"{seconds:g} s (an endless loop?)")
-
-        signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left else seconds)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, outer_handler)
-            if outer_left:
-                signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer_left - (time.monotonic() - start)))
 
     call.__name__ = getattr(fn, "__name__", "call")
     call.__wrapped__ = fn
     return call
 
 
+def per_test_seconds() -> float:
+    """Seconds one Otter test case may run (GPULAB_TEST_TIMEOUT, default 60)."""
+    return float(os.environ.get("GPULAB_TEST_TIMEOUT", DEFAULT_TEST_TIMEOUT))
+
+
+def install_test_time_limit(seconds: float | None = None):
+    """Run every Otter test case under :func:`time_limit` (``seconds``, default
+    :func:`per_test_seconds`), so a test that hangs (in a student's function, in a literal answer
+    whose ``__float__`` never returns, anywhere) fails alone and the next test still runs.
+
+    Replaces ``ExceptionTestFile.run`` with the same loop plus the limit; the limit is a ``with``
+    block in that loop, so the traceback Otter reads its error line from keeps its shape."""
+    try:
+        from otter.test_files import exception_test as et
+    except Exception:       # Otter not installed: nothing to limit
+        return None
+    seconds = per_test_seconds() if seconds is None else float(seconds)
+    original = getattr(et.ExceptionTestFile.run, "_gpulab_original", et.ExceptionTestFile.run)
+
+    def run(self, global_environment):
+        self.test_case_results = []
+        for tc in self.test_cases:
+            test_case = tc.body
+            passed, message = True, "✅ Test case passed"
+            try:
+                with time_limit(seconds, f"test {tc.name}"):
+                    test_case.call_func(global_environment)
+            except Exception as e:
+                try:
+                    detail = self._generate_error_message(e)
+                except Exception:       # a traceback of another shape (the limit hit outside)
+                    detail = f"{type(e).__name__}: {e}"
+                passed, message = False, "❌ Test case failed\n" + detail
+            self.test_case_results.append(et.TestCaseResult(test_case=tc, message=message,
+                                                            passed=passed))
+
+    run._gpulab_original = original
+    run.__doc__ = original.__doc__
+    et.ExceptionTestFile.run = run
+    return seconds
+
+
 def install_cell_time_limit(seconds: float | None = None):
     """Limit every following IPython cell to ``seconds`` (default GPULAB_CELL_TIMEOUT or 120) by
-    raising :class:`CellTimeLimit` in it; Otter's final export cell is exempt. Returns seconds."""
+    raising :class:`CellTimeLimit` in it; Otter's final cell, which runs every test (each under
+    :func:`install_test_time_limit`'s own limit), gets :data:`EXPORT_CELL_FACTOR` times that as a
+    backstop. Returns seconds."""
     from IPython import get_ipython
 
     ip = get_ipython()
@@ -110,10 +168,9 @@ def install_cell_time_limit(seconds: float | None = None):
 
     def pre(info=None):
         src = getattr(info, "raw_cell", "") or ""
-        if _EXPORT_MARK in src:
-            return
         signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        signal.setitimer(signal.ITIMER_REAL,
+                         seconds * EXPORT_CELL_FACTOR if _EXPORT_MARK in src else seconds)
 
     def post(result=None):
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -149,31 +206,109 @@ def _code_file(obj):
     return code.co_filename if isinstance(code, types.CodeType) else None
 
 
+_IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), range)
+#: modules whose plain values (constants, and public dicts/lists/arrays) are watched too; in
+#: numpy and math only constants (numpy keeps private caches that change legitimately)
+_VALUE_MODULES = ("gpulab",)
+_CONSTANT_MODULES = ("gpulab", "numpy", "math")
+
+
+def _frozen(obj, depth: int = 0):
+    """A comparable picture of a value: immutables as they are, containers and arrays by content,
+    instances of gpulab classes by their fields; anything else by identity."""
+    if isinstance(obj, _IMMUTABLE):
+        return (type(obj).__name__, obj)
+    if depth > 4:
+        return ("id", id(obj))
+    if isinstance(obj, (tuple, list)):
+        return (type(obj).__name__, tuple(_frozen(v, depth + 1) for v in obj[:2000]), len(obj))
+    if isinstance(obj, (set, frozenset)):
+        return (type(obj).__name__, frozenset(_frozen(v, depth + 1) for v in list(obj)[:2000]))
+    if isinstance(obj, dict):
+        return ("dict", tuple((_frozen(k, depth + 1), _frozen(v, depth + 1))
+                              for k, v in list(obj.items())[:2000]), len(obj))
+    try:
+        import numpy as np
+        if isinstance(obj, np.ndarray):
+            return ("ndarray", obj.dtype.str, obj.shape, obj.tobytes()[:65536])
+        if isinstance(obj, np.generic):
+            return ("npscalar", obj.dtype.str, obj.tobytes())
+    except Exception:
+        pass
+    cls_mod = getattr(type(obj), "__module__", "") or ""
+    if cls_mod.split(".")[0] == "gpulab" and hasattr(obj, "__dict__") and not isinstance(obj, type):
+        return (type(obj).__name__, id(obj), _frozen(dict(vars(obj)), depth + 1))
+    return ("id", id(obj))
+
+
+def _fingerprint(obj, values: bool):
+    """What about ``obj`` changes its behaviour, beyond its identity: a function's code,
+    defaults, keyword defaults and closure; a classmethod/staticmethod/property's functions;
+    with ``values``, a plain value's content. None when only identity can be compared."""
+    fn = obj
+    if isinstance(obj, (staticmethod, classmethod)):
+        fn = obj.__func__
+    if isinstance(obj, property):
+        return tuple(_fingerprint(f, values) if f is not None else None
+                     for f in (obj.fget, obj.fset, obj.fdel))
+    if isinstance(fn, types.MethodType):
+        fn = fn.__func__
+    if isinstance(fn, types.FunctionType):
+        cells = tuple(("id", id(c.cell_contents)) if _cell_ok(c) else None
+                      for c in (fn.__closure__ or ()))
+        return ("function", fn.__code__, _frozen(fn.__defaults__), _frozen(fn.__kwdefaults__),
+                cells, id(fn.__globals__))
+    if values and not callable(obj) and not isinstance(obj, types.ModuleType):
+        return _frozen(obj)
+    return None
+
+
+def _cell_ok(cell) -> bool:
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:          # an empty cell
+        return False
+
+
 def _watched(mod):
-    """(key, object) for the callables and submodules a module exposes, and the functions of the
-    classes it defines (so ``CheckResult.__bool__ = ...`` shows too)."""
+    """(key, object, fingerprint) for what a module exposes: callables and submodules; in
+    gpulab, numpy and math also constants (``warp.SHARED_LD``, ``numpy.pi``), in gpulab also
+    public dicts, lists and arrays (metric-name tables); and the functions and class-level
+    values of the classes gpulab and Otter define (so ``CheckResult.__bool__ = ...`` or a
+    changed class constant shows too)."""
     out = []
     try:
         items = list(vars(mod).items())
     except TypeError:
         return out
+    top = mod.__name__.split(".")[0]
+    values, constants = top in _VALUE_MODULES, top in _CONSTANT_MODULES
     for name, obj in items:
         if name.startswith("__") and name.endswith("__"):
             continue
+        key = f"{mod.__name__}.{name}"
         if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
                             types.MethodType)) or callable(obj):
-            out.append((f"{mod.__name__}.{name}", obj))
+            out.append((key, obj, _fingerprint(obj, False)))
+        elif constants and isinstance(obj, _IMMUTABLE) and not (top == "numpy" and name.startswith("_")):
+            out.append((key, obj, _frozen(obj)))
+        elif values and not name.startswith("_"):
+            out.append((key, obj, _frozen(obj)))
         if isinstance(obj, type) and getattr(obj, "__module__", None) == mod.__name__ \
-                and mod.__name__.split(".")[0] in ("gpulab", "otter"):
+                and top in ("gpulab", "otter"):
             for mname, m in list(vars(obj).items()):
                 if isinstance(m, (types.FunctionType, staticmethod, classmethod, property)):
-                    out.append((f"{mod.__name__}.{name}.{mname}", m))
+                    out.append((f"{key}.{mname}", m, _fingerprint(m, False)))
+                elif top == "gpulab" and isinstance(m, _IMMUTABLE) and not mname.startswith("__"):
+                    out.append((f"{key}.{mname}", m, _frozen(m)))
     return out
 
 
 def snapshot():
-    """Record the objects numpy, gpulab, Otter and builtins expose now (before student code runs).
-    Imports every gpulab.checks module first so they are covered too."""
+    """Record what numpy, gpulab, Otter and builtins expose now (before student code runs):
+    each object and its fingerprint (:func:`_watched`). Imports every gpulab.checks module
+    first so they are covered too."""
     global _SNAPSHOT
     import importlib
     import pkgutil
@@ -188,15 +323,27 @@ def snapshot():
             pass
     snap = {}
     for name, mod in list(sys.modules.items()):
-        if mod is not None and _sensitive(name):
-            snap[name] = (mod, dict(_watched(mod)))
+        if mod is not None and _sensitive(name) and isinstance(mod, types.ModuleType):
+            snap[name] = (mod, {k: (o, fp) for k, o, fp in _watched(mod)})
     _SNAPSHOT = snap
     return len(snap)
 
 
+def _what_changed(before, after) -> str:
+    """Name the part of a fingerprint that differs (code, defaults, ...)."""
+    if before and after and before[0] == "function" == after[0]:
+        for i, part in ((1, "__code__"), (2, "__defaults__"), (3, "__kwdefaults__"),
+                        (4, "closure"), (5, "__globals__")):
+            if before[i] != after[i]:
+                return part
+    return "value"
+
+
 def tamper_findings(limit: int = 10):
-    """What the submission changed: modules replaced in ``sys.modules``, callables replaced since
-    :func:`snapshot`, and functions of numpy/gpulab/Otter whose code was written outside their
+    """What the submission changed: modules replaced in ``sys.modules``; objects replaced or
+    deleted since :func:`snapshot`; objects changed in place (a function's ``__code__``,
+    ``__defaults__``, ``__kwdefaults__`` or closure, a module constant, the content of a public
+    gpulab table); and functions of numpy/gpulab/Otter whose code was written outside their
     installed files (a notebook cell). Empty list when nothing was found."""
     trusted = _trusted_dirs()
     found = []
@@ -219,13 +366,17 @@ def tamper_findings(limit: int = 10):
         if now is not None and now is not mod:
             found.append(f"sys.modules[{name!r}] was replaced")
             continue
-        current = dict(_watched(mod))
-        for key, obj in objs.items():
+        current = {k: (o, fp) for k, o, fp in _watched(mod)}
+        for key, (obj, fp) in objs.items():
             if key in _LEGIT_CHANGES:
                 continue
-            if key in current and current[key] is not obj:
-                found.append(f"{key} was replaced")
-            elif key not in current and not key.rsplit(".", 1)[-1].startswith("_"):
+            if key in current:
+                cobj, cfp = current[key]
+                if cobj is not obj and not (fp is not None and not callable(obj) and cfp == fp):
+                    found.append(f"{key} was replaced")
+                elif cfp != fp:
+                    found.append(f"{key} was changed in place ({_what_changed(fp, cfp)})")
+            elif not key.rsplit(".", 1)[-1].startswith("_"):
                 found.append(f"{key} was deleted")
     for name, mod in list(sys.modules.items()):
         if mod is None or not _sensitive(name):
@@ -233,7 +384,7 @@ def tamper_findings(limit: int = 10):
         if not isinstance(mod, types.ModuleType):
             found.append(f"sys.modules[{name!r}] is not a module")
             continue
-        for key, obj in _watched(mod):
+        for key, obj, _ in _watched(mod):
             if untrusted_code(obj):
                 found.append(f"{key} was redefined in the submission ({_code_file(obj)})")
     seen, out = set(), []
@@ -258,6 +409,7 @@ GUARD_CELL = """\
 # gpulab grading guard (added by gpulab.grading.GradingGuard; not part of the submission)
 import gpulab.grading as _gpulab_grading
 _gpulab_grading.install_cell_time_limit()
+_gpulab_grading.install_test_time_limit()
 _gpulab_grading.snapshot()
 del _gpulab_grading
 """
@@ -283,10 +435,22 @@ class GradingGuard(_PluginBase):
         if isinstance(submission, str):   # a .py submission: prepend the same lines
             return GUARD_CELL + "\n" + submission
         submission.cells.insert(0, nbformat.v4.new_code_cell(GUARD_CELL))
+        use_python3_kernel(submission)
         return submission
 
     def during_assign(self, assignment):     # nothing to do while assigning
         return None
+
+
+def use_python3_kernel(nb):
+    """Grade with the grading environment's own Python kernel ("python3", which Jupyter starts
+    with the running interpreter) whatever kernel the student's notebook was saved with (an
+    environment named "gpulab", a Colab kernel): otherwise ``otter run`` stops on NoSuchKernel."""
+    spec = nb.setdefault("metadata", {}).get("kernelspec") or {}
+    if spec.get("name") != "python3":
+        nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                        "language": "python"}
+    return nb
 
 
 # ---- nbclient time limits --------------------------------------------------------------------
@@ -304,13 +468,14 @@ def patch_nbclient(cell_timeout: float | None = None):
     limit = float(cell_timeout or os.environ.get("GPULAB_CELL_TIMEOUT", DEFAULT_CELL_TIMEOUT)) + 30
 
     def timeout_func(cell):
-        return int(limit * 10) if _EXPORT_MARK in cell.get("source", "") else int(limit)
+        return int(limit * EXPORT_CELL_FACTOR) if _EXPORT_MARK in cell.get("source", "") else int(limit)
 
     class LimitedExecutePreprocessor(base):
         _gpulab_base = base
 
         def __init__(self, **kw):
             super().__init__(**kw)
+            self.kernel_name = "python3"        # whatever kernel the notebook was saved with
             self.timeout_func = timeout_func
             self.interrupt_on_timeout = True
             self.error_on_timeout = {"ename": "CellTimeout",
@@ -347,15 +512,26 @@ SUSPICIOUS = [
     (r"\b(np|numpy)\.(testing|allclose|isclose|array_equal)\s*(\.\w+\s*)?=[^=]", "assigns to numpy"),
     (r"\bgpulab\.(checks|grading|launch)\b.*=[^=]", "assigns to gpulab"),
     (r"\botter\b", "otter internals"),
-    (r"__code__|__globals__|__builtins__", "code objects"),
+    (r"__code__|__globals__|__builtins__|__defaults__|__kwdefaults__|__closure__", "code objects"),
     (r"\bos\._exit\b|\bsignal\.", "process/signal control"),
     (r"['\"][^'\"]*tests?[/\\]", "test file paths"),
+    # reading the grader's expectations instead of computing them
+    (r"\b_getframe\b|\bcurrentframe\b|\binspect\.(stack|trace|getouterframes|getinnerframes|"
+     r"getframeinfo|getsource)\b|\bf_(back|locals|globals)\b|\btb_frame\b|\bgi_frame\b|"
+     r"\bsettrace\b|\bsetprofile\b", "frame inspection"),
+    (r"\bgc\.(get_referrers|get_referents|get_objects)\b|\bget_referrers\b|\bget_objects\b",
+     "heap inspection"),
+    (r"\bgpulab\.(checks|models|grading|homework\.\w+\.tests)\b|"
+     r"from\s+gpulab\s+import\s+[^#\n]*\b(checks|models|grading)\b", "imports the checkers"),
+    (r"\b__import__\b|\bgetattr\s*\(\s*(sys|inspect|gc|gpulab)\b", "dynamic import/attribute"),
 ]
 
 
 def suspicious(nb_path: str):
     """Patterns in a submission's code cells that suggest an attempt on the grader (for review;
-    they change no score). Ignores the lines the master itself contains (``grader = ...``)."""
+    they change no score): patching, frame or heap inspection (``sys._getframe``, ``inspect``,
+    ``gc.get_referrers``), importing gpulab's checkers or models (the reference answers). Ignores
+    the lines the master itself contains (``grader = ...``)."""
     try:
         with open(nb_path, encoding="utf-8") as f:
             nb = json.load(f)

@@ -1,0 +1,186 @@
+"""gpulab.grading on its own, without otter run (fast): tampering in place is seen, suspicious
+code is flagged for the instructor, a hanging test costs only its own test, and any saved
+kernel name grades with the grading environment's Python (issue 14, items 2, 11, 12, 13)."""
+from __future__ import annotations
+
+import time
+
+import nbformat
+import pytest
+
+from gpulab import grading
+
+otter = pytest.importorskip("otter", reason="otter-grader is not installed")
+
+
+@pytest.fixture
+def fresh_snapshot(monkeypatch):
+    monkeypatch.setattr(grading, "_SNAPSHOT", None)
+    grading.snapshot()
+    assert grading.tamper_findings() == []
+    yield monkeypatch
+    monkeypatch.undo()
+
+
+# ---- item 11: changes in place ---------------------------------------------------------------
+
+def lenient(kernel, block=128, seed=None, sizes=None, backend="sim"):
+    return True
+
+
+def _changes():
+    from gpulab import metrics
+    from gpulab.checks import amdahl, divergence, result, vector, warp
+
+    return [
+        ("gpulab.checks.warp.SHARED_LD", lambda m: m.setattr(warp, "SHARED_LD", "nothing")),
+        ("gpulab.checks.warp.check_warp_reduce",
+         lambda m: m.setattr(warp.check_warp_reduce, "__defaults__", ("sim", 3))),
+        ("gpulab.checks.divergence.check_warp_uniform",
+         lambda m: m.setattr(divergence.check_warp_uniform, "__defaults__", (0.0, 128, 99.0, None))),
+        ("gpulab.checks.vector.check_saxpy",
+         lambda m: m.setattr(vector.check_saxpy, "__code__", lenient.__code__)),
+        ("gpulab.checks.amdahl.check_speedup",
+         lambda m: m.setattr(amdahl.check_speedup, "__kwdefaults__", {"x": 1})),
+        ("gpulab.metrics.SHARED_BANK_CONFLICTS",
+         lambda m: m.setitem(metrics.SHARED_BANK_CONFLICTS, "ld", "nothing")),
+        ("gpulab.checks.amdahl.F32_EPS", lambda m: m.setattr(amdahl, "F32_EPS", 1.0)),
+        ("gpulab.checks.divergence.MAX_WORK_RATIO",
+         lambda m: m.setattr(divergence, "MAX_WORK_RATIO", 10.0)),
+        ("gpulab.checks.result.CheckResult.__bool__",
+         lambda m: m.setattr(result.CheckResult.__bool__, "__code__", (lambda self: True).__code__)),
+        ("numpy.pi", lambda m: m.setattr(__import__("numpy"), "pi", 3.0)),
+    ]
+
+
+@pytest.mark.parametrize("key,change", _changes(), ids=[k for k, _ in _changes()])
+def test_a_change_in_place_is_found(fresh_snapshot, key, change):
+    change(fresh_snapshot)
+    found = grading.tamper_findings(limit=0)
+    assert any(f.startswith(key + " ") for f in found), found
+    with pytest.raises(AssertionError, match="refuses to trust"):
+        grading.assert_untampered()
+
+
+def test_grading_work_itself_changes_nothing(fresh_snapshot):
+    """Running checks, kernels and widgets (what a correct notebook does) is not tampering."""
+    import numpy as np
+    from numba import cuda
+
+    import gpulab
+    from gpulab.checks import amdahl, divergence, vector
+    from gpulab.widgets import divergence as wd
+
+    @cuda.jit
+    def saxpy(out, a, x, y):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            out[i] = a * x[i] + y[i]
+
+    assert vector.check_saxpy(saxpy)
+    assert amdahl.check_speedup(lambda f, p: 1 / ((1 - f) + f / p))
+    assert divergence.check_uniform_split({"condition": "warp % 2 == 0", "data": "random"})
+    wd.explorer({}, draw=False)
+    gpulab.launch(saxpy, 1, 32, np.zeros(8, np.float32), np.float32(1), np.ones(8, np.float32),
+                  np.ones(8, np.float32))
+    assert grading.tamper_findings(limit=0) == []
+
+
+# ---- item 12: flags for the instructor ------------------------------------------------------
+
+@pytest.mark.parametrize("code,flag", [
+    ("def speedup(f, p):\n    import sys\n    return sys._getframe(1).f_locals['want']", "frame inspection"),
+    ("import inspect\ndef blocks_for(n, b):\n    return inspect.currentframe().f_back.f_locals['want']",
+     "frame inspection"),
+    ("import inspect\nx = inspect.stack()", "frame inspection"),
+    ("import gc\nrefs = gc.get_referrers(1)", "heap inspection"),
+    ("from gpulab.models import amdahl as A\ndef speedup(f, p):\n    return A.speedup(f, p)",
+     "imports the checkers"),
+    ("import gpulab.checks.vector as v", "imports the checkers"),
+    ("from gpulab import models", "imports the checkers"),
+    ("f = getattr(sys, '_get' + 'frame')", "dynamic import/attribute"),
+    ("check.__defaults__ = (0,)", "code objects"),
+])
+def test_reading_the_grader_is_flagged(tmp_path, code, flag):
+    p = tmp_path / "s.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), str(p))
+    assert flag in grading.suspicious(str(p))
+
+
+def test_ordinary_code_is_not_flagged(tmp_path):
+    p = tmp_path / "s.ipynb"
+    cells = ["import numpy as np\nfrom numba import cuda\nimport gpulab\nimport otter\n"
+             "from gpulab import homework\ngrader = otter.Notebook(tests_dir=homework.public_tests('x'))",
+             "from gpulab.widgets import launch_shape\nlaunch_shape.explorer(globals(), name='explored')",
+             "def speedup(f, p):\n    return 1 / ((1 - f) + f / p)",
+             "rep = gpulab.launch(k, 1, 32, out)\nprint(rep.warp_efficiency)"]
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), str(p))
+    assert grading.suspicious(str(p)) == []
+
+
+# ---- item 2: any saved kernel name ------------------------------------------------------------
+
+def test_the_guard_grades_with_the_python3_kernel():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    nb.metadata["kernelspec"] = {"name": "gpulab", "display_name": "gpulab (venv)", "language": "python"}
+    out = grading.GradingGuard("s.ipynb", {}, {}).before_execution(nb)
+    assert out.metadata["kernelspec"]["name"] == "python3"
+    assert grading.GUARD_CELL in out.cells[0].source
+
+
+# ---- item 13: a hanging test costs only itself ----------------------------------------------
+
+HANGING_TESTS = '''
+from otter.test_files import test_case
+
+OK_FORMAT = False
+
+name = "q9"
+points = [1, 1]
+
+@test_case(points=None, hidden=False)
+def test_hangs(p_answer):
+    float(p_answer)
+
+@test_case(points=None, hidden=False)
+def test_fine(other):
+    assert other == 1
+'''
+
+
+class Hang:
+    def __float__(self):
+        while True:
+            pass
+
+
+def test_a_hanging_test_case_fails_alone(monkeypatch):
+    from otter.test_files import exception_test as et
+
+    monkeypatch.setattr(et.ExceptionTestFile, "run", et.ExceptionTestFile.run)
+    assert grading.install_test_time_limit(0.5) == 0.5
+    tf = et.ExceptionTestFile.from_string(HANGING_TESTS, path="q9.py")
+    t0 = time.monotonic()
+    tf.run({"p_answer": Hang(), "other": 1})
+    assert time.monotonic() - t0 < 5
+    res = tf.test_case_results
+    assert [r.passed for r in res] == [False, True]
+    assert "ran longer than 0.5 s" in res[0].message and "float(p_answer)" in res[0].message
+
+
+def test_time_limits_nest():
+    def spin():
+        while True:
+            pass
+
+    t0 = time.monotonic()
+    with pytest.raises(grading.TimeLimit, match="inner"):
+        with grading.time_limit(5, "outer"):
+            with grading.time_limit(0.3, "inner"):
+                spin()
+    assert time.monotonic() - t0 < 3
+    t0 = time.monotonic()
+    with pytest.raises(grading.TimeLimit):          # the shorter, enclosing limit wins
+        with grading.time_limit(0.3, "outer"):
+            grading.timed(spin, 10)()
+    assert time.monotonic() - t0 < 3
