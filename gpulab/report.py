@@ -50,6 +50,7 @@ class Report:
     steps: int = 0
     wall_s: float = 0.0
     kernel_s: float = None
+    compile_s: float = None      # GPU backend: numba's compile before the timed launch (0 if cached)
     traced_warp: tuple = (0, 0)
 
     # -- derived figures -------------------------------------------------------------------
@@ -90,6 +91,8 @@ class Report:
         rows = [("backend", self.backend), ("grid x block", f"{self.grid} x {self.block}")]
         if self.kernel_s is not None:
             rows.append(("kernel time", f"{self.kernel_s * 1e6:.1f} us"))
+        if self.compile_s:
+            rows.append(("compile time (not in kernel time)", f"{self.compile_s * 1e3:.1f} ms"))
         rows.append(("wall time", f"{self.wall_s * 1e3:.2f} ms"))
         if self.metrics:
             rows.append(("warp execution efficiency", f"{self.warp_efficiency:.1%}"))

@@ -107,8 +107,11 @@ class _Atomic:
     def dec(self, ary, idx, val):
         return self._do("dec", ary, idx, val)
 
-    nanmax = max
-    nanmin = min
+    def nanmax(self, ary, idx, val):
+        return self._do("nanmax", ary, idx, val)
+
+    def nanmin(self, ary, idx, val):
+        return self._do("nanmin", ary, idx, val)
 
 
 class SimCuda:
@@ -136,7 +139,15 @@ class SimCuda:
         self._consts = {}
 
     # -- indices -------------------------------------------------------------------------
+    def _ndim(self, ndim, name):
+        if isinstance(ndim, bool) or not isinstance(ndim, (int, np.integer)) or ndim not in (1, 2, 3):
+            self.ctx.error(errors.KernelPythonError,
+                           f"cuda.{name}({ndim!r}): the argument must be the literal 1, 2 or 3 "
+                           f"(numba.cuda supports grids of at most three dimensions).",
+                           hint=f"use cuda.{name}(1), cuda.{name}(2) or cuda.{name}(3).")
+
     def grid(self, ndim):
+        self._ndim(ndim, "grid")
         t, b, d = self.threadIdx, self.blockIdx, self.blockDim
         x = b.x * d.x + t.x
         if ndim == 1:
@@ -147,6 +158,7 @@ class SimCuda:
         return (x, y, b.z * d.z + t.z)
 
     def gridsize(self, ndim):
+        self._ndim(ndim, "gridsize")
         g, d = self.gridDim, self.blockDim
         sizes = (g.x * d.x, g.y * d.y, g.z * d.z)
         return sizes[0] if ndim == 1 else sizes[:ndim]

@@ -223,7 +223,7 @@ class ArrayProxy:
         vals = [np.broadcast_to(np.asarray(v), mask.shape)[lanes] for v in vals]
         flat_data = self._data.reshape(-1)
         old = np.empty(len(lanes), dtype=self._data.dtype)
-        if op in ("add", "sub", "max", "min", "and", "or", "xor", "exch"):
+        if op in ("add", "sub", "max", "min", "nanmax", "nanmin", "and", "or", "xor", "exch"):
             _atomic_vectorised(op, flat_data, flat, vals[0], old)
         else:
             _atomic_sequential(op, flat_data, flat, vals, old)
@@ -233,7 +233,11 @@ class ArrayProxy:
 
 
 def _atomic_vectorised(op, data, flat, val, old):
-    """Atomics whose result does not depend on the order beyond a scan: grouped by address."""
+    """Atomics whose result does not depend on the order beyond a scan: grouped by address.
+
+    nanmax/nanmin treat NaN as missing (fmax/fmin), as numba documents; max/min follow
+    numba-cuda's implementation: a NaN value changes nothing, a NaN in memory stays.
+    """
     order = np.argsort(flat, kind="stable")          # lane order kept within one address
     f = flat[order]
     v = val[order].astype(data.dtype, copy=False) if op != "exch" else val[order]
@@ -248,10 +252,14 @@ def _atomic_vectorised(op, data, flat, val, old):
         before = c - v - seg_start_c[seg]
         o = (base[seg] + before).astype(data.dtype)
         new = base + (c[np.r_[np.flatnonzero(starts)[1:] - 1, len(f) - 1]] - seg_start_c)
-    elif op in ("max", "min", "and", "or", "xor"):
+    elif op in ("max", "min", "nanmax", "nanmin", "and", "or", "xor"):
         o = np.empty(len(f), dtype=data.dtype)
-        fn = {"max": np.maximum, "min": np.minimum, "and": np.bitwise_and,
-              "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+        fn = {"max": np.maximum, "min": np.minimum, "nanmax": np.fmax, "nanmin": np.fmin,
+              "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+        if op in ("max", "min") and data.dtype.kind == "f":
+            # numba-cuda's float max/min (cudadrv/nvvm.py) leave memory alone when the value is
+            # NaN, and a NaN already in memory stays: a NaN value acts like -inf / +inf here
+            v = np.where(np.isnan(v), -np.inf if op == "max" else np.inf, v).astype(data.dtype)
         new = base.copy()
         bounds = np.r_[np.flatnonzero(starts), len(f)]
         for s in range(len(bounds) - 1):       # python loop over distinct addresses only
