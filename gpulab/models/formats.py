@@ -17,6 +17,7 @@ __all__ = [
     "Format", "FORMATS", "get", "format_table", "quantize", "round_tf32", "bit_fields",
     "amax_scale", "quantize_scaled", "DelayedScaling", "range_report", "sequential_dot", "dot_errors",
     "mixed_matmul", "relative_error", "BudgetProblem", "default_problem",
+    "SM90_MMA_PAIRS", "native_pair", "native_problem",
 ]
 
 
@@ -344,6 +345,7 @@ class BudgetProblem:
     x_formats: tuple = ("fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "int8")
     w_formats: tuple = ("fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "int8")
     accs: tuple = ("fp32", "fp16")
+    pairs: frozenset | None = None      # allowed (x, w) format pairs; None: every pair
 
     @property
     def reference(self) -> np.ndarray:
@@ -352,7 +354,7 @@ class BudgetProblem:
 
     def error(self, choice: dict) -> float:
         """Relative error of one choice {'x': fmt, 'w': fmt, 'acc': fmt} via the emulation."""
-        y = mixed_matmul(self.x, self.w, choice["x"], choice["w"], choice["acc"])
+        y = mixed_matmul(self.x, self.w, choice["x"], choice["w"], choice.get("acc", self.accs[0]))
         return relative_error(y, self.reference)
 
     def bytes(self, choice: dict) -> int:
@@ -364,6 +366,8 @@ class BudgetProblem:
         """Every combination, with its error and bytes (the grader's search space)."""
         rows = []
         for fx, fw, acc in _product(self.x_formats, self.w_formats, self.accs):
+            if self.pairs is not None and (fx, fw) not in self.pairs:
+                continue
             c = dict(x=fx, w=fw, acc=acc)
             rows.append(dict(c, error=self.error(c), bytes=self.bytes(c)))
         return rows
@@ -379,3 +383,27 @@ def default_problem(seed: int = 7) -> BudgetProblem:
     x += 1.0                                             # an offset: sums do not cancel
     w = rng.standard_normal((k, n)) * 0.05 + 0.02
     return BudgetProblem(x=x, w=w, budget=0.03)
+
+
+# --------------------------------------------------------------------------- what sm_90 multiplies
+
+#: (x, w) operand formats a Hopper (sm_90) tensor-core instruction multiplies as they are, per the
+#: PTX ISA's ``mma`` and ``wgmma`` type tables: FP16 x FP16, BF16 x BF16, TF32 x TF32, FP8 x FP8
+#: (E4M3 and E5M2 in any combination), 8-bit integer x 8-bit integer (accumulating in s32);
+#: FP32 x FP32 runs on the CUDA cores (FFMA). No instruction mixes families (FP8 x INT8,
+#: FP16 x INT8, ...): such a layer converts one operand in registers first (dequantisation).
+SM90_MMA_PAIRS = frozenset(
+    [("fp32", "fp32"), ("bf16", "bf16"), ("fp16", "fp16"), ("int8", "int8")]
+    + [(a, b) for a in ("fp8_e4m3", "fp8_e5m2") for b in ("fp8_e4m3", "fp8_e5m2")])
+
+
+def native_pair(fmt_x: str, fmt_w: str) -> bool:
+    """True when sm_90 multiplies X in ``fmt_x`` by W in ``fmt_w`` directly (SM90_MMA_PAIRS)."""
+    return (fmt_x, fmt_w) in SM90_MMA_PAIRS
+
+
+def native_problem(seed: int = 7) -> BudgetProblem:
+    """:func:`default_problem` restricted to the pairs Hopper's tensor cores multiply, always
+    accumulating in FP32 (s32 for INT8, which is exact): only the storage formats are chosen."""
+    p = default_problem(seed)
+    return BudgetProblem(x=p.x, w=p.w, budget=p.budget, accs=("fp32",), pairs=SM90_MMA_PAIRS)

@@ -21,6 +21,7 @@ __all__ = [
     "SHAPES", "fragment_coords", "owner_map", "load_fragments", "store_fragments",
     "mma_sync_m16n8k16", "mma_matmul", "wmma_matmul", "operand_traffic",
     "H200_DATASHEET", "roofline", "ridge_point", "matmul_intensity",
+    "HOPPER_SM_DENSE_FMA_PER_CLK", "implied_clock_ghz", "peak_at_clock",
     "ISSUE7_RECORD", "load_throughput_records", "load_mma_check",
 ]
 
@@ -173,6 +174,22 @@ H200_DATASHEET = {
                     "fp16": 1979.0 / 2, "fp8": 3958.0 / 2},
     "bandwidth_tbs": 4.8,
 }
+
+
+#: Dense tensor-core multiply-adds per clock per Hopper SM (H100 SXM5; the H200 has the same
+#: GH100 SMs): twice an A100 SM's 1024 FP16 FMA/clock, i.e. 4 tensor cores x 512 for FP16/BF16,
+#: half that for TF32 and twice for FP8 (NVIDIA H100 Tensor Core GPU Architecture whitepaper).
+HOPPER_SM_DENSE_FMA_PER_CLK = {"tf32": 1024, "fp16": 2048, "bf16": 2048, "fp8": 4096}
+
+
+def implied_clock_ghz(peak_tflops: float, n_sm: int, fma_per_clk_per_sm: int) -> float:
+    """The SM clock a datasheet peak assumes: peak / (SMs x 2 FLOP per FMA x FMA/clock/SM)."""
+    return peak_tflops * 1e12 / (n_sm * 2 * fma_per_clk_per_sm) / 1e9
+
+
+def peak_at_clock(clock_mhz: float, n_sm: int, fma_per_clk_per_sm: int) -> float:
+    """Dense tensor-core peak in TFLOP/s if every SM issued at full rate at ``clock_mhz``."""
+    return n_sm * 2 * fma_per_clk_per_sm * clock_mhz * 1e6 / 1e12
 
 
 def ridge_point(peak_tflops: float, bandwidth_tbs: float) -> float:

@@ -32,7 +32,8 @@ class FormatPicker:
         self.out = W.HTML()
         for d in (self.x, self.w, self.acc):
             d.observe(self._update, names="value")
-        self.box = W.VBox([self.x, self.w, self.acc, self.out])
+        shown = [self.x, self.w] + ([self.acc] if len(p.accs) > 1 else [])  # one accumulator: no menu
+        self.box = W.VBox(shown + [self.out])
         self._update()
 
     @property
@@ -51,9 +52,13 @@ class FormatPicker:
         ok = r["error"] <= self.problem.budget
         verdict = ("<span style='color:green'>within</span>" if ok
                    else "<span style='color:red'>over</span>")
+        note = ""
+        if self.problem.pairs is not None and (r["x"], r["w"]) not in self.problem.pairs:
+            note = (" <span style='color:red'>No tensor-core instruction multiplies this pair</span>: "
+                    "the emulation computes it, the hardware would not.")
         self.out.value = (f"relative error <b>{r['error']:.3%}</b> ({verdict} the "
-                          f"{self.problem.budget:.0%} budget), X + W = <b>{r['bytes']}</b> bytes. "
-                          f"<code>{self.name} = {self.value}</code>")
+                          f"{self.problem.budget:.0%} budget), X + W = <b>{r['bytes']}</b> bytes."
+                          f"{note} <code>{self.name} = {self.value}</code>")
 
     def _ipython_display_(self):
         from IPython.display import display
