@@ -110,3 +110,46 @@ def blur_tiled_rows(out, img):
     y = cuda.blockIdx.y * ROWS_Y + ty
     if x < w and y < h:
         out[y, x] = s / ((2 * R + 1) * (2 * R + 1))
+
+
+# ---- float3 pixels: array of structures (AoS) against structure of arrays (SoA) -------------
+# Seed 002's tiled blur keeps float3 colours in its groupshared tile. A float3 is 12 bytes and
+# CUDA has no 12-byte load: each channel is a separate 4-byte access, 12 bytes apart.
+
+BLOCK_1D = 128
+AOS_TILE = 3 * BLOCK_1D        # floats one block stages: 128 pixels x 3 channels
+
+
+@cuda.jit
+def grey_aos(out, rgb):
+    """rgb (n, 3) float32, pixels stored as structures: each channel load strides 12 bytes."""
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = 0.299 * rgb[i, 0] + 0.587 * rgb[i, 1] + 0.114 * rgb[i, 2]
+
+
+@cuda.jit
+def grey_soa(out, planes):
+    """planes (3, n) float32, one array per channel: consecutive lanes read consecutive words."""
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = 0.299 * planes[0, i] + 0.587 * planes[1, i] + 0.114 * planes[2, i]
+
+
+@cuda.jit
+def grey_aos_staged(out, flat):
+    """flat = rgb.ravel() (AoS). The block copies its 3 x 128 floats into shared memory with
+    consecutive lanes on consecutive words, then each thread reads its float3 from the tile:
+    word 3t, a stride of 3 banks, which is odd, so the 32 lanes hit 32 different banks.
+    Launch with block BLOCK_1D."""
+    tile = cuda.shared.array(AOS_TILE, float32)
+    t = cuda.threadIdx.x
+    base = cuda.blockIdx.x * AOS_TILE
+    for k in range(3):
+        j = k * BLOCK_1D + t
+        if base + j < flat.shape[0]:
+            tile[j] = flat[base + j]
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = 0.299 * tile[3 * t] + 0.587 * tile[3 * t + 1] + 0.114 * tile[3 * t + 2]
