@@ -108,8 +108,13 @@ def timed(fn, seconds: float = 30.0):
 
 
 def per_test_seconds() -> float:
-    """Seconds one Otter test case may run (GPULAB_TEST_TIMEOUT, default 60)."""
-    return float(os.environ.get("GPULAB_TEST_TIMEOUT", DEFAULT_TEST_TIMEOUT))
+    """Seconds one Otter test case may run: GPULAB_TEST_TIMEOUT, else the smaller of
+    :data:`DEFAULT_TEST_TIMEOUT` and the cell limit (a test run by a ``grader.check`` cell must
+    fit in that cell anyway)."""
+    if os.environ.get("GPULAB_TEST_TIMEOUT"):
+        return float(os.environ["GPULAB_TEST_TIMEOUT"])
+    cell = float(os.environ.get("GPULAB_CELL_TIMEOUT", DEFAULT_CELL_TIMEOUT))
+    return min(float(DEFAULT_TEST_TIMEOUT), cell)
 
 
 def install_test_time_limit(seconds: float | None = None):
