@@ -72,23 +72,28 @@ def _worker(rank, world, port, rows_path):
             e.synchronize()
             b2b.append(s.elapsed_time(e) / 1e3 / k)
             host.append((t1 - t0) / k)
-        g = None
-        if nbytes <= GRAPH_MAX_BYTES:
-            g = graph_time(x, dist, torch)
-        t = torch.tensor([float(np.median(ts)), float(np.median(b2b)),
-                          float("nan") if g is None or isinstance(g, str) else g],
-                         device="cuda")
+        t = torch.tensor([float(np.median(ts)), float(np.median(b2b))], device="cuda")
         dist.all_reduce(t, op=dist.ReduceOp.MAX)      # the slowest rank sets the time
-        row = {"bytes": x.numel() * 4, "time_s": float(t[0].item()),
-               "back_to_back_s": float(t[1].item()), "back_to_back_k": k,
-               "host_enqueue_s": float(np.median(host))}
-        if g is not None:
-            row["graph_s"] = float(t[2].item()) if not isinstance(g, str) else None
-            if isinstance(g, str):
-                row["graph_error"] = g
-        rows.append(row)
+        rows.append({"bytes": x.numel() * 4, "time_s": float(t[0].item()),
+                     "back_to_back_s": float(t[1].item()), "back_to_back_k": k,
+                     "host_enqueue_s": float(np.median(host))})
         del x
         torch.cuda.empty_cache()
+    if rank == 0:
+        with open(rows_path, "w") as fh:
+            json.dump(rows, fh)
+    # CUDA graphs last: if capture fails or hangs, the rows above are already saved
+    for row in rows:
+        if row["bytes"] > GRAPH_MAX_BYTES:
+            continue
+        x = torch.ones(max(row["bytes"] // 4, 1), dtype=torch.float32, device="cuda")
+        g = graph_time(x, dist, torch)
+        if isinstance(g, str):
+            row["graph_error"] = g
+            break
+        t = torch.tensor([g], device="cuda")
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        row["graph_s"] = float(t[0].item())
     if rank == 0:
         with open(rows_path, "w") as fh:
             json.dump(rows, fh)
@@ -216,7 +221,16 @@ def main() -> int:
     os.environ.setdefault("NVSHMEM_DISABLE_NVLS", "1")
     p2p = p2p_copy(torch)
     print("p2p:", p2p)
-    mp.spawn(_worker, args=(world, port, rows_path), nprocs=world, join=True)
+    ctx = mp.start_processes(_worker, args=(world, port, rows_path), nprocs=world, join=False,
+                             start_method="spawn")
+    deadline = time.time() + float(os.environ.get("ALLREDUCE_TIMEOUT_S", 240))
+    while not ctx.join(timeout=5):
+        if time.time() > deadline:
+            print("timed out: workers stopped; keeping the rows saved before the graph phase")
+            for proc in ctx.processes:
+                if proc.is_alive():
+                    proc.terminate()
+            break
     with open(rows_path) as fh:
         rows = json.load(fh)
     res = {"env": {"device": torch.cuda.get_device_name(0), "gpus": world, "torch": torch.__version__,

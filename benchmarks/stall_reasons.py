@@ -41,9 +41,12 @@ def launches(backend: str, small: bool):
         ("dependent_loads", S.dependent_loads, grid, S.BLOCK, (o1, nxt, steps),
          lambda: np.array_equal(o1, S.dependent_loads_reference(nxt, n, steps))),
         ("one_warp_works", S.one_warp_works, grid, S.BLOCK, (o2, b_iters),
-         lambda: np.allclose(o2, S.one_warp_works_reference(n, S.BLOCK, b_iters), rtol=1e-5)),
+         # float32 v*0.999+0.001 stops moving within ~3e-5 of its fixed point 1, at a place that
+         # depends on FMA contraction: compare with that tolerance
+         lambda: np.allclose(o2, S.one_warp_works_reference(n, S.BLOCK, b_iters), rtol=1e-4)),
         ("conflicted_stores", S.conflicted_stores, grid, S.BLOCK, (o3, s_iters),
-         lambda: np.array_equal(o3, S.conflicted_stores_reference(n, S.BLOCK, s_iters))),
+         lambda: np.array_equal(o3, S.conflicted_stores_reference(n, S.BLOCK, s_iters),
+                                equal_nan=True)),
     ]
 
 

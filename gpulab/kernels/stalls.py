@@ -50,15 +50,15 @@ def one_warp_works(out, iters):
 
 @cuda.jit
 def conflicted_stores(out, iters):
-    """Each thread stores ``iters`` times to its own shared word 32 * t + (k mod 32): all 32 lanes
-    of a warp hit bank k mod 32 at once, a 32-way conflict per store; then one read back.
-    Launch with blockDim.x <= BLOCK."""
+    """Each thread stores its value ``iters`` times to its own shared word 32 * t + (k mod 32):
+    all 32 lanes of a warp hit bank k mod 32 at once, a 32-way conflict per store; then one read
+    back. The stored register never changes, so no store waits for a register (that wait would
+    count as Short Scoreboard). Launch with blockDim.x <= BLOCK."""
     s = cuda.shared.array(SHARED_WORDS, float32)
     t = cuda.threadIdx.x
     v = float32(t)
     for k in range(iters):
         s[t * 32 + (k & 31)] = v
-        v += float32(1.0)
     cuda.syncthreads()
     i = cuda.grid(1)
     if i < out.shape[0]:
@@ -90,9 +90,7 @@ def one_warp_works_reference(n_out: int, block: int, iters: int) -> np.ndarray:
 
 
 def conflicted_stores_reference(n_out: int, block: int, iters: int) -> np.ndarray:
-    """What conflicted_stores writes: word 32t + r holds t + (the last k < iters with k mod 32 == r),
-    read back at r = t mod 32."""
+    """What conflicted_stores writes: t where thread t stored to word 32t + (t mod 32) (that is,
+    when t mod 32 < iters), else whatever shared memory held (not checked: returns NaN there)."""
     t = np.arange(n_out) % block
-    r = t & 31
-    last = r + 32 * ((iters - 1 - r) // 32)      # the last k with k mod 32 == r (r < iters)
-    return np.where(r < iters, t + last, 0).astype(np.float32)
+    return np.where((t & 31) < iters, t, np.nan).astype(np.float32)
