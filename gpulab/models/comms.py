@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = [
     "Link", "LINKS", "ring_allreduce", "tree_allreduce", "allreduce", "bus_bandwidth",
-    "StepModel", "step_time", "scaling", "best_p",
+    "StepModel", "step_time", "scaling", "best_p", "measured_alpha_beta",
 ]
 
 GB = 1e9
@@ -154,3 +154,21 @@ def best_p(m: StepModel, p_max: int = 4096, mode: str = "strong") -> int:
     grows faster than compute shrinks)."""
     ps = np.arange(1, p_max + 1)
     return int(ps[np.argmax(scaling(m, ps, mode)["speedup"])])
+
+
+def measured_alpha_beta(res: dict | None) -> dict | None:
+    """alpha and B of the ring model as benchmarks/allreduce_alpha_beta.py measured them with NCCL
+    (``res`` is that JSON, e.g. ``gpulab.results.load("allreduce_alpha_beta")``), with the GPU
+    count, device, NCCL version and date; None when this copy has no measurement."""
+    if res is None:
+        return None
+    fit, env = res.get("fit") or {}, res.get("env") or {}
+    missing = [k for k in ("alpha_s", "bandwidth_Bps", "small_message_time_s") if k not in fit]
+    if missing or "gpus" not in env:
+        raise ValueError(f"allreduce_alpha_beta.json lacks {missing or ['env.gpus']}: re-run "
+                         "python benchmarks/allreduce_alpha_beta.py on a machine with 2+ GPUs")
+    return {"alpha_s": float(fit["alpha_s"]), "bandwidth_Bps": float(fit["bandwidth_Bps"]),
+            "small_message_time_s": float(fit["small_message_time_s"]),
+            "max_bus_bandwidth_Bps": fit.get("max_bus_bandwidth_Bps"), "p": int(env["gpus"]),
+            "device": env.get("device", "?"), "nccl": env.get("nccl", "?"),
+            "date": str(env.get("when_utc") or env.get("date_utc") or "?")[:10]}

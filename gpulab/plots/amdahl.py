@@ -82,9 +82,10 @@ def fit_plot(fit: A.AmdahlFit, ps, times, used=None, ax=None, unit: str = "ms"):
     return ax
 
 
-def allreduce_vs_size(p: int = 8, alpha: float = 10e-6, links=("PCIe 5.0 x16", "NVLink 4 (H100/H200 SXM)"),
-                      ax=None):
-    """All-reduce time against message size, ring and tree, for each named link."""
+def allreduce_vs_size(p: int, alpha: float, links=("PCIe 5.0 x16", "NVLink 4 (H100/H200 SXM)"),
+                      ax=None, alpha_source: str = "measured"):
+    """All-reduce time against message size, ring and binomial tree, for each named link; the
+    title says where ``alpha`` (seconds per step) comes from."""
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4))
     n = np.logspace(2, 10, 120)
@@ -92,12 +93,12 @@ def allreduce_vs_size(p: int = 8, alpha: float = 10e-6, links=("PCIe 5.0 x16", "
         B = C.LINKS[name].per_direction
         ax.plot(n, [C.ring_allreduce(p, x, alpha, B) for x in n], color=f"C{k}", label=f"ring, {name}")
         ax.plot(n, [C.tree_allreduce(p, x, alpha, B) for x in n], color=f"C{k}", ls=":",
-                label=f"tree, {name}")
+                label=f"binomial tree, {name}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("bytes all-reduced")
     ax.set_ylabel("time (s)")
-    ax.set_title(f"alpha-beta model, p = {p}, alpha = {alpha * 1e6:g} us (assumed)")
+    ax.set_title(f"alpha-beta model, p = {p}, alpha = {alpha * 1e6:.3g} us ({alpha_source})")
     ax.legend(fontsize=8)
     return ax
 

@@ -140,8 +140,10 @@ class ScalingExplorer(_Explorer):
     """A data-parallel step on p GPUs: compute shrinks with p (strong) or not (weak), the gradient
     all-reduce does not. Writes the best p (strong scaling) into ``namespace[name]``."""
 
-    def __init__(self, namespace=None, name="answer"):
+    def __init__(self, namespace=None, name="answer", alpha_us: float = 10.0):
         super().__init__(namespace, name)
+        if not alpha_us > 0:
+            raise ValueError(f"alpha_us (seconds per all-reduce step, in us) must be > 0, got {alpha_us}")
         self.link = W.Dropdown(options=list(C.LINKS), value="NVLink 4 (H100/H200 SXM)",
                                description="link", style=_STYLE, layout=_LAY)
         self.compute_ms = W.FloatLogSlider(value=200, base=10, min=0, max=4, step=0.05,
@@ -150,8 +152,8 @@ class ScalingExplorer(_Explorer):
                                        description="serial per step (ms)", style=_STYLE, layout=_LAY)
         self.grad_gb = W.FloatLogSlider(value=1.0, base=10, min=-3, max=2, step=0.05,
                                         description="gradient bytes (GB)", style=_STYLE, layout=_LAY)
-        self.alpha_us = W.FloatLogSlider(value=10, base=10, min=0, max=3, step=0.05,
-                                         description="alpha per step (us, assumed)", style=_STYLE, layout=_LAY)
+        self.alpha_us = W.FloatLogSlider(value=alpha_us, base=10, min=-1, max=3, step=0.05,
+                                         description="alpha per step (us)", style=_STYLE, layout=_LAY)
         self.algo = W.ToggleButtons(options=["ring", "tree", "best"], value="ring", description="all-reduce")
         self.overlap = W.FloatSlider(value=0.0, min=0, max=1, step=0.05,
                                      description="all-reduce hidden by compute", style=_STYLE, layout=_LAY)
