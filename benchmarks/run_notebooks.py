@@ -27,7 +27,9 @@ def main():
     opts = ap.parse_args()
     os.environ.setdefault("GPULAB_QUIET", "0")
     import gpulab
-    paths = [Path(p) for p in opts.notebooks] or sorted((ROOT / "chapters").glob("*.ipynb"))
+    # absolute paths: a notebook named relative to the working directory is reported relative to
+    # the repository when it lies inside it, and by its full path otherwise
+    paths = [Path(p).resolve() for p in opts.notebooks] or sorted((ROOT / "chapters").glob("*.ipynb"))
     runs = []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
@@ -48,7 +50,8 @@ def main():
                     break
             if banner:
                 break
-        runs.append({"notebook": str(path.relative_to(ROOT)), "seconds": round(dt, 2),
+        name = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+        runs.append({"notebook": name, "seconds": round(dt, 2),
                      "ok": error is None, "error": error, "import_gpulab_said": banner})
         print(f"{'ok ' if error is None else 'ERR'} {dt:7.1f} s  {path.name}  {banner}", flush=True)
     which = gpulab.BACKEND

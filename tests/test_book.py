@@ -11,6 +11,16 @@ import gpulab
 from bookbuild import HTML, ROOT, build_book, run_build
 
 
+def uses_widgets(page: str) -> bool:
+    """Whether the notebook behind a page (``chapters/03_divergence``) displays gpulab widgets."""
+    nb = ROOT / (page + ".ipynb")
+    return nb.exists() and "gpulab.widgets" in nb.read_text(encoding="utf-8")
+
+
+def test_widget_check_knows_which_pages_have_widgets():
+    assert uses_widgets("chapters/03_divergence") and not uses_widgets("book/no_such_page")
+
+
 @pytest.fixture(scope="session")
 def built():
     return build_book()
@@ -47,8 +57,8 @@ def test_chapter_pages_have_executed_outputs_and_colab_button(built):
             continue
         html = (HTML / (f + ".html")).read_text()
         assert "cell_output" in html, f"{f}: no executed output in the page"
-        if hasattr(gpulab, "describe"):  # `import gpulab` said what it runs on
-            assert gpulab.describe() in html, f"{f}: no '{gpulab.describe()}' line"
+        # `import gpulab` said what it runs on
+        assert gpulab.describe() in html, f"{f}: no '{gpulab.describe()}' line"
         want = f"colab.research.google.com/github/gpulab/gpulab/blob/main/{f}.ipynb"
         assert want in html, f"{f}: no Colab launch link"
 
@@ -60,6 +70,8 @@ def test_pages_embed_widget_state_and_no_duplicate_inline_scripts(built):
         html = page.read_text(errors="replace")
         assert html.count("const THEBE_JS_URL") <= 1, page
         views = re.findall(r'widget-view\+json">(\{.*?\})</script>', html)
+        if uses_widgets(str(page.relative_to(HTML).with_suffix(""))):
+            assert views, f"{page}: its notebook shows gpulab widgets, but the page has no widget view"
         if views:
             m = re.search(r'widget-state\+json">(.*?)</script>', html, re.S)
             assert m, f"{page}: widget views without embedded widget state"

@@ -118,6 +118,8 @@ def test_chapter_page_widgets_and_launch_button(browser, page):
     state = drv.execute_script(
         "const s = document.querySelector('script[type=\"application/vnd.jupyter.widget-state+json\"]');"
         "return s ? s.textContent : null")
+    if (ROOT / (page + ".ipynb")).exists() and "gpulab.widgets" in (ROOT / (page + ".ipynb")).read_text():
+        assert views, f"{page}: its notebook shows gpulab widgets, but the page has no widget view"
     if views:
         assert state, f"{page}: widget views but no embedded widget state"
         models = json.loads(state)["state"]

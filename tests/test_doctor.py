@@ -121,8 +121,7 @@ def test_python_m_gpulab_runs_and_exits_0_here():
     assert "numpy" in p.stdout and np.__version__ in p.stdout and "backend" in p.stdout
     import gpulab
 
-    if hasattr(gpulab, "describe"):  # the one line `import gpulab` prints is in the report
-        assert gpulab.describe() in p.stdout
+    assert gpulab.describe() in p.stdout     # the one line `import gpulab` prints is in the report
 
 
 def test_doctor_exits_1_and_names_the_fix_when_numpy_lacks_row_stack():
