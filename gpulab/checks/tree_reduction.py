@@ -27,9 +27,10 @@ def tree_barriers(block: int) -> int:
     return 1 + int(math.ceil(math.log2(block)))
 
 
-def tree_load_bound(block: int) -> int:
+def tree_load_bound(block: int, items_per_thread: int = 1) -> int:
     """Most warp-level load instructions (global + shared) one block of a tree reduction needs:
-    two global loads per warp (an add during the load is allowed) and, per round of stride s,
+    two global loads per warp and value a thread sums (an add during the load is allowed) and,
+    per round of stride s,
     two shared loads for each of the ceil(s/32) warps with work, plus one per round of slack.
     A serial sum in one thread needs ``block`` loads or more."""
     w = metrics.WARP
@@ -38,36 +39,41 @@ def tree_load_bound(block: int) -> int:
         loads += 2 * math.ceil(s / w)
         rounds += 1
         s //= 2
-    return 2 * math.ceil(block / w) + loads + rounds
+    return 2 * items_per_thread * math.ceil(block / w) + loads + rounds
 
 
-def _lengths(block, rng):
-    return [block, 1, block - 1, 3 * block + 7, int(rng.integers(2 * block, 20 * block))]
+def _lengths(segment, rng):
+    return [segment, 1, segment - 1, 3 * segment + 7, int(rng.integers(2 * segment, 20 * segment))]
 
 
-def check_tree_reduce(kernel, block: int = 256, seed=None, backend: str = "sim") -> CheckResult:
-    """Grade a block-sum kernel ``(partial, values)`` as a shared-memory tree (module docstring)."""
+def check_tree_reduce(kernel, block: int = 256, items_per_thread: int = 1, seed=None,
+                      backend: str = "sim") -> CheckResult:
+    """Grade a block-sum kernel ``(partial, values)`` as a shared-memory tree (module docstring):
+    block b sums ``values[b*S:(b+1)*S]`` with S = block x items_per_thread (each thread adds
+    ``items_per_thread`` values while loading)."""
     rng = np.random.default_rng(seed)
     most_bar = most_loads = 0
-    lengths = _lengths(block, rng)
-    max_bar, max_loads = tree_barriers(block), tree_load_bound(block)
+    segment = block * items_per_thread
+    lengths = _lengths(segment, rng)
+    max_bar, max_loads = tree_barriers(block), tree_load_bound(block, items_per_thread)
     for n in lengths:
-        case = f"n={n}, block={block}"
+        case = f"n={n}, block={block}" + (f", {items_per_thread} values per thread"
+                                            if items_per_thread > 1 else "")
         values = rng.integers(-9, 10, n).astype(np.float32)      # small integers: sums exact
-        nblocks = math.ceil(n / block)
+        nblocks = math.ceil(n / segment)
         partial = np.full(nblocks, np.nan, np.float32)
         rep, fail = launch_or_fail(kernel, nblocks, block, (partial, values), case, backend)
         if fail is not None:
             return fail
-        pad = np.zeros(nblocks * block)                          # the reference, after the run
+        pad = np.zeros(nblocks * segment)                        # the reference, after the run
         pad[:n] = values
-        want = pad.reshape(nblocks, block).sum(axis=1)
+        want = pad.reshape(nblocks, segment).sum(axis=1)
         bad = np.flatnonzero(~np.isclose(partial, want))
         if bad.size:
             k = int(bad[0])
             never = " (never written)" if np.isnan(partial[k]) else ""
             hint = ""
-            if k == nblocks - 1 and n % block:
+            if k == nblocks - 1 and n % segment:
                 hint = ": the last block is partly past the end; its missing values must count as 0"
             return CheckResult(False, f"{case}: partial[{k}] = {partial[k]:g}{never}, expected "
                                       f"{want[k]:g} ({bad.size} of {nblocks} block sums wrong){hint}")
