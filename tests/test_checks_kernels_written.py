@@ -119,6 +119,61 @@ def mm_hard_coded(c, a, b):
     c[row, col] = acc
 
 
+HALF = 8
+
+
+@cuda.jit
+def mm_coarse(c, a, b):
+    """16 x 8 threads per 16 x 16 tile of C: each thread computes rows ty and ty + 8."""
+    sa = cuda.shared.array((TILE, TILE), float32)
+    sb = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * TILE + ty
+    col = cuda.blockIdx.x * TILE + tx
+    acc0 = float32(0.0)
+    acc1 = float32(0.0)
+    for t in range((a.shape[1] + TILE - 1) // TILE):
+        k = t * TILE + tx
+        for h in range(2):
+            r = row + h * HALF
+            sa[ty + h * HALF, tx] = a[r, k] if r < a.shape[0] and k < a.shape[1] else 0.0
+            kb = t * TILE + ty + h * HALF
+            sb[ty + h * HALF, tx] = b[kb, col] if kb < b.shape[0] and col < b.shape[1] else 0.0
+        cuda.syncthreads()
+        for kk in range(TILE):
+            acc0 += sa[ty, kk] * sb[kk, tx]
+            acc1 += sa[ty + HALF, kk] * sb[kk, tx]
+        cuda.syncthreads()
+    if col < c.shape[1]:
+        if row < c.shape[0]:
+            c[row, col] = acc0
+        if row + HALF < c.shape[0]:
+            c[row + HALF, col] = acc1
+
+
+@cuda.jit
+def mm_coarse_naive(c, a, b):
+    """Two outputs per thread, but straight from global memory."""
+    col = cuda.blockIdx.x * TILE + cuda.threadIdx.x
+    row = cuda.blockIdx.y * TILE + cuda.threadIdx.y
+    for h in range(2):
+        r = row + h * HALF
+        if r < c.shape[0] and col < c.shape[1]:
+            acc = float32(0.0)
+            for k in range(a.shape[1]):
+                acc += a[r, k] * b[k, col]
+            c[r, col] = acc
+
+
+def test_tiled_matmul_two_outputs_per_thread():
+    res = tiling.check_tiled_matmul(mm_coarse, block=(TILE, HALF))
+    assert res, res.message
+    res = tiling.check_tiled_matmul(mm_coarse_naive, block=(TILE, HALF))
+    assert not res and "global load requests" in res.message
+    res = tiling.check_tiled_matmul(kmm.matmul_tiled, block=(TILE, HALF))   # half the rows missing
+    assert not res
+
+
 def test_tiled_matmul_accepts_textbook_and_library_kernel():
     for k in (mm_good, kmm.matmul_tiled):
         res = tiling.check_tiled_matmul(k)

@@ -67,9 +67,10 @@ def _warps(grid, block) -> int:
 # --------------------------------------------------------------------------- tiled matmul
 
 def matmul_load_bound(m: int, k: int, n: int, tile: int) -> int:
-    """Most global load requests a tiled C = A B may issue: every warp of the
-    ceil(n/tile) x ceil(m/tile) blocks loads one row of the A tile and one of the B tile per
-    step of ``tile`` along K (2 requests), ceil(k/tile) steps."""
+    """Most global load requests a tiled C = A B may issue: each of the
+    ceil(n/tile) x ceil(m/tile) blocks loads a tile x tile tile of A and one of B per step of
+    ``tile`` along K, tile*tile/32 requests each when each warp request reads whole tile rows
+    (for (tile, tile) blocks: 2 requests per warp per step), ceil(k/tile) steps."""
     grid = (math.ceil(n / tile), math.ceil(m / tile))
     return 2 * math.ceil(k / tile) * _warps(grid, (tile, tile))
 
@@ -83,14 +84,17 @@ def _matmul_sizes(tile, rng):
     return sizes
 
 
-def check_tiled_matmul(kernel, tile: int = 16, seed=None, backend: str = "sim") -> CheckResult:
-    """Grade ``kernel(c, a, b)`` computing C = A B (float32, C of shape (M, N)) with block
-    ``(tile, tile)`` and grid ``(ceil(N/tile), ceil(M/tile))``, x indexing columns.
+def check_tiled_matmul(kernel, tile: int = 16, block=None, seed=None,
+                       backend: str = "sim") -> CheckResult:
+    """Grade ``kernel(c, a, b)`` computing C = A B (float32, C of shape (M, N)) with one block per
+    ``tile`` x ``tile`` tile of C, grid ``(ceil(N/tile), ceil(M/tile))``, x indexing columns, and
+    block ``(tile, tile)`` or ``block`` (e.g. ``(tile, tile // 2)``: two outputs per thread).
 
     Right values on every size, then (simulator only) at most :func:`matmul_load_bound` global
     load requests and some shared-memory loads: a kernel that reads A and B from global memory
     for every product, or tiles only one of them, fails on the counters."""
     rng = np.random.default_rng(seed)
+    block = tuple(block) if block is not None else (tile, tile)
     ld_req = metrics.GLOBAL_REQUESTS["ld"]
     sh_ld = metrics.SHARED_INSTRUCTIONS["ld"]
     worst = 0.0
@@ -101,7 +105,7 @@ def check_tiled_matmul(kernel, tile: int = 16, seed=None, backend: str = "sim") 
         b = rng.standard_normal((k, n)).astype(np.float32)
         c = np.full((m, n), np.nan, np.float32)
         grid = (math.ceil(n / tile), math.ceil(m / tile))
-        rep, fail = launch_or_fail(kernel, grid, (tile, tile), (c, a, b), case, backend)
+        rep, fail = launch_or_fail(kernel, grid, block, (c, a, b), case, backend)
         if fail is not None:
             return fail
         want = a.astype(np.float64) @ b.astype(np.float64)       # only after the run
@@ -113,11 +117,12 @@ def check_tiled_matmul(kernel, tile: int = 16, seed=None, backend: str = "sim") 
         if backend != "sim":
             continue
         req, bound = int(rep.metrics.get(ld_req, 0)), matmul_load_bound(m, k, n, tile)
-        naive = 2 * k * _warps(grid, (tile, tile))
+        naive = 2 * k * _warps(grid, (tile, tile))       # one thread per output, all from global
         if req > bound:
             return CheckResult(False, f"{case}: right values, but {req} global load requests; a tiled "
-                                      f"kernel needs at most {bound} (2 per warp per tile step), an "
-                                      f"untiled one up to {naive}. Stage tiles of both A and B in "
+                                      f"kernel needs at most {bound} (a {tile} x {tile} tile of A and "
+                                      f"one of B per step, {tile} values per row), an untiled one up "
+                                      f"to {naive}. Stage tiles of both A and B in "
                                       f"shared memory and read the products from there")
         if not rep.metrics.get(sh_ld, 0):
             return CheckResult(False, f"{case}: right values with few global loads, but no shared-memory "
