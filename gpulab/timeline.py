@@ -222,6 +222,7 @@ def from_records(records, backend: str = "sim") -> "Timeline":
 LAUNCH_COST_LABELS = {
     "host_launch_s": "host launch cost: host time per asynchronous launch, enqueue only",
     "gpu_kernel_s": "GPU time of one tiny kernel, queued behind a long kernel (events bracket GPU work only)",
+    "gpu_kernel_ncu_s": "GPU time of one tiny kernel launched alone, Nsight Compute's gpu__time_duration (median)",
     "gpu_back_to_back_s": "GPU time per tiny kernel when many are queued back to back behind a long kernel",
     "end_to_end_s": "end to end: host wall time of one launch plus synchronize",
     "events_idle_stream_s": "events around one launch on an idle stream: holds the host launch path, not GPU time",
@@ -243,6 +244,7 @@ def launch_costs(res: dict | None, lib: str = "numba") -> dict:
     old = res.get("numba_tiny" if lib == "numba" else "torch_add_") or {}
     out["host_launch_s"] = parts.get("host_launch_s", old.get("host_s_per_launch"))
     out["gpu_kernel_s"] = parts.get("gpu_single_behind_long_s")
+    out["gpu_kernel_ncu_s"] = (parts.get("ncu_gpu_time_duration") or {}).get("gpu_time_duration_s_median")
     out["gpu_back_to_back_s"] = parts.get("gpu_back_to_back_s")
     out["end_to_end_s"] = parts.get("end_to_end_s")
     out["events_idle_stream_s"] = parts.get("events_idle_stream_s", old.get("gpu_s_single_isolated"))

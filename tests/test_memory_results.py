@@ -22,6 +22,7 @@ def test_levels_take_the_median_of_the_rows_each_level_owns():
     assert lv["L1"]["ns"] == 35.0 and lv["L1"]["sizes"] == [16 << 10, 64 << 10]
     assert lv["L2"]["ns"] == 155.0 and lv["L2"]["sizes"] == [2 * MiB, 8 * MiB, 16 * MiB]
     assert lv["DRAM"]["ns"] == 350.0 and lv["DRAM"]["sizes"] == [GiB, 2 * GiB, 4 * GiB]
+    assert (lv["DRAM"]["ns_min"], lv["DRAM"]["ns_max"]) == (340.0, 360.0)
     assert lv["DRAM"]["cycles"] == 700.0 and lv["shared"]["cycles"] == 40.0
     # 512 KiB (between L1 and L2) and 64 MiB (about the L2 size) are transitions, in no level
     assert all(512 << 10 not in lv[k]["sizes"] and 64 * MiB not in lv[k]["sizes"] for k in ("L1", "L2", "DRAM"))
@@ -43,18 +44,19 @@ def test_levels_refuse_files_they_cannot_read():
         pm.latency_levels(res)
 
 
-def test_strided_per_load_recovers_loads_and_span_from_useful_bandwidth():
-    span = GiB
-    rows = []
-    for stride, ms in ((8, 0.35), (16, 0.35), (32, 0.22)):
-        loads = span // 4 // stride
-        rows.append({"stride": stride, "ms": ms, "useful_GBps": 8 * loads / (ms * 1e-3) / 1e9})
-    out = pm.strided_per_load({"strided": rows})
-    assert [round(r["loads"]) for r in out] == [span // 32, span // 64, span // 128]
-    assert all(r["span_bytes"] == pytest.approx(span) for r in out)
-    assert out[1]["ns_per_load"] / out[0]["ns_per_load"] == pytest.approx(2.0)
-    with pytest.raises(ValueError, match="bandwidth.py"):
-        pm.strided_per_load({"copy": {}})
+def test_strided_rows_join_timing_and_ncu_counts_by_stride():
+    res = {"n_loads": 1000, "rows": [{"stride": 8, "time_s": 1e-6, "span_bytes": 32000},
+                                     {"stride": 16, "time_s": 2e-6, "span_bytes": 64000}],
+           "ncu": {"rows": [{"stride": 16, "l1_sectors_per_request": 32.0, "l2_bytes_read_per_load": 32.0,
+                             "dram_bytes_read_per_load": 64.0,
+                             "lts__t_sectors_srcunit_tex_op_read.sum": 1000.0,
+                             "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum": 2000.0}]}}
+    out = pm.strided_rows(res)
+    assert [r["ns_per_load"] for r in out] == pytest.approx([1.0, 2.0])
+    assert out[0]["dram_bytes_per_load"] is None                     # no ncu row for stride 8
+    assert out[1]["dram_bytes_per_load"] == 64.0 and out[1]["l2_miss_per_requested_sector"] == 2.0
+    with pytest.raises(ValueError, match="strided_copy.py"):
+        pm.strided_rows({"rows": []})
 
 
 def test_size_text_and_label_dates():

@@ -7,7 +7,7 @@ import numpy as np
 from gpulab.models import amdahl as A
 from gpulab.models import comms as C
 
-__all__ = ["speedup_curves", "amdahl_vs_gustafson", "fit_plot", "allreduce_vs_size",
+__all__ = ["speedup_curves", "amdahl_vs_gustafson", "fit_plot", "allreduce_vs_size", "stall_shares",
            "scaling_plot", "draw_speedup"]
 
 
@@ -138,4 +138,38 @@ def launch_chain(rows, k_key: str = "k", ax=None):
     ax.set_ylabel("time per step (us)")
     ax.legend(fontsize=8)
     ax.set_title("Small arrays: the launch, not the work, sets the time")
+    return ax
+
+
+def stall_shares(res: dict, top: int = 4, ax=None):
+    """Each stall kernel's warp-state breakdown from benchmarks/results/stall_reasons.json
+    (Nsight Compute, ``share_of_stalls`` per kernel): one bar per kernel, its ``top`` largest
+    reasons stacked and the rest as "other"; the reason each kernel was built for is named."""
+    kernels = (res or {}).get("kernels")
+    if not kernels:
+        raise ValueError("stall_shares needs benchmarks/results/stall_reasons.json's dict (key "
+                         "'kernels'); run python benchmarks/ncu_runs.py stalls on a GPU with ncu")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.9 * len(kernels) + 1.4))
+    names = list(kernels)
+    reasons = []
+    for k in names:
+        sh = {r: x for r, x in kernels[k]["share_of_stalls"].items() if x and r != "selected"}
+        for r in sorted(sh, key=lambda r: -sh[r])[:top]:
+            if r not in reasons:
+                reasons.append(r)
+    left = np.zeros(len(names))
+    for j, r in enumerate(reasons + ["other"]):
+        w = np.array([(1.0 - sum((kernels[k]["share_of_stalls"].get(x) or 0) for x in reasons
+                                 if x != "selected")) if r == "other"
+                      else (kernels[k]["share_of_stalls"].get(r) or 0) for k in names])
+        w = np.clip(w, 0, None)
+        ax.barh(names, w, left=left, color="0.8" if r == "other" else f"C{j}", label=r.replace("_", " "))
+        left += w
+    ax.set_yticks(range(len(names)), [f"{k}\n(built for {kernels[k]['built_for'].replace('_', ' ')})"
+                                      for k in names], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of stall cycles per issued instruction (Nsight Compute warp state)")
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.35))
     return ax

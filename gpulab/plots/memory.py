@@ -190,7 +190,8 @@ def latency_levels(res, l1_max=64 * KiB, l2_min=1 * MiB, dram_factor=16):
     L1 = at most ``l1_max``; L2 = from ``l2_min`` to half the L2 (the set stays resident);
     DRAM = at least ``dram_factor`` x the L2 (nearly every load misses it). Sizes in between are
     transitions and are left out. Returns ``{level: {"ns", "cycles", "sizes"}}`` (median over the
-    level's rows; cycles at the driver's maximum SM clock) for "L1", "L2", "DRAM" and "shared",
+    level's rows, with their ns_min and ns_max; cycles at the driver's maximum SM clock) for "L1",
+    "L2", "DRAM" and "shared",
     a level without rows left out, plus "clock_GHz" and "l2_bytes"."""
     if not res or "global" not in res:
         raise ValueError("latency_levels needs the dict of benchmarks/results/latency.json "
@@ -209,7 +210,9 @@ def latency_levels(res, l1_max=64 * KiB, l2_min=1 * MiB, dram_factor=16):
         if rows:
             ns = float(np.median([r["ns"] for r in rows]))
             out[level] = {"ns": ns, "cycles": ns * clock if clock else None,
-                          "sizes": [r["working_set_bytes"] for r in rows]}
+                          "sizes": [r["working_set_bytes"] for r in rows],
+                          "ns_min": float(min(r["ns"] for r in rows)),
+                          "ns_max": float(max(r["ns"] for r in rows))}
     sh = res.get("shared") or {}
     if "ns" in sh:
         out["shared"] = {"ns": sh["ns"], "cycles": sh["ns"] * clock if clock else None, "sizes": []}
@@ -225,22 +228,28 @@ def size_text(nbytes):
     return f"{nbytes} B"
 
 
-def strided_per_load(res):
-    """Time per load of the strided read out[i] = a[i*stride] from bandwidth.json's "strided"
-    rows, where every stride reads across the same array (span) with span/stride loads.
-
-    Returns rows of stride, ms, loads, span_bytes (both derived from the recorded useful GB/s:
-    useful bytes = 8 per load, read + write) and ns_per_load."""
-    rows = (res or {}).get("strided")
-    if not rows:
-        raise ValueError("strided_per_load needs benchmarks/results/bandwidth.json's dict with a "
-                         "'strided' list; run python benchmarks/bandwidth.py on a GPU")
+def strided_rows(res):
+    """Per stride, from benchmarks/results/strided_copy.json (the same number of loads at every
+    stride): time per load, and where Nsight Compute's counts are recorded ("ncu" block), the
+    L1 sectors per request, the bytes the L2 served per load, the sectors the L2 missed per
+    sector requested, and the bytes HBM delivered per load (None where not recorded)."""
+    rows = (res or {}).get("rows")
+    n = (res or {}).get("n_loads")
+    if not rows or not n:
+        raise ValueError("strided_rows needs benchmarks/results/strided_copy.json's dict (keys "
+                         "'rows', 'n_loads'); run python benchmarks/strided_copy.py on a GPU")
+    ncu = {r["stride"]: r for r in ((res.get("ncu") or {}).get("rows") or [])}
     out = []
     for r in rows:
-        useful = r["useful_GBps"] * 1e9 * r["ms"] * 1e-3          # bytes read + written
-        loads = useful / 8
-        out.append({"stride": r["stride"], "ms": r["ms"], "loads": loads,
-                    "span_bytes": loads * 4 * r["stride"], "ns_per_load": r["ms"] * 1e6 / loads})
+        c = ncu.get(r["stride"], {})
+        req = c.get("lts__t_sectors_srcunit_tex_op_read.sum")
+        miss = c.get("lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum")
+        out.append({"stride": r["stride"], "time_s": r["time_s"], "span_bytes": r["span_bytes"],
+                    "ns_per_load": r["time_s"] * 1e9 / n,
+                    "l1_sectors_per_request": c.get("l1_sectors_per_request"),
+                    "l2_bytes_per_load": c.get("l2_bytes_read_per_load"),
+                    "l2_miss_per_requested_sector": miss / req if req and miss is not None else None,
+                    "dram_bytes_per_load": c.get("dram_bytes_read_per_load")})
     return out
 
 
