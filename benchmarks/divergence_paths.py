@@ -84,8 +84,11 @@ def reference(x, sel, iters):
 def build():
     """The compiled numba kernel (module-level name ``kern``)."""
     from numba import cuda, float32
+    import linecache
+    src, name = kernel_source(), "<divergence_paths_kernel>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)   # inspect can read it
     ns = {"cuda": cuda, "float32": float32}
-    exec(compile(kernel_source(), "<divergence_paths>", "exec"), ns)
+    exec(compile(src, name, "exec"), ns)
     return cuda.jit("void(float32[:], float32[:], int32[:], int32)", fastmath=False)(ns["kern"])
 
 

@@ -91,7 +91,10 @@ def main() -> int:
                 row["sass_instructions"] = len(re.findall(r"/\*[0-9a-f]{4}\*/", sass))
             rows.append(row)
             print(sm, name, "rc", p.returncode, row.get("tensor_sass"), row["ptxas_message"][:120])
-    res = {"what": __doc__.strip().splitlines()[0], "ptxas": tool_version("ptxas"),
+    sys.path.insert(0, HERE)
+    from benchenv import environment
+    res = {"what": __doc__.strip().splitlines()[0], "environment": environment(),
+           "ptxas": tool_version("ptxas"),
            "cuobjdump": tool_version("cuobjdump"),
            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "command": "python " + " ".join(shlex.quote(a) for a in sys.argv), "rows": rows}

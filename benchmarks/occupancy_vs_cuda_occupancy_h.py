@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import re
 import shlex
 import subprocess
@@ -158,7 +159,8 @@ def main() -> int:
            "header": {"path": str(header), "sha256": hashlib.sha256(header.read_bytes()).hexdigest(),
                       "version_define": ver.group(0) if ver else None,
                       "source": os.environ.get("CUDA_OCC_SOURCE", "")},
-           "compiler": gxx, "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "compiler": gxx, "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+           "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "command": "python " + " ".join(shlex.quote(a) for a in sys.argv),
            "grid": {"threads": THREADS, "registers": REGS, "dynamic_shared": SHARED,
                     "static_shared": STATIC, "optin": [False, True]},

@@ -405,3 +405,118 @@ def test_every_results_loader_reads_through_gpulab_results(tmp_path, monkeypatch
     assert reduction_bench.load() == payload
     assert occupancy.load_driver_check() == payload
     assert results.load("no_such_result") is None
+
+
+# ---------------------------------------------------------------- issue 13's re-measurements (results_views)
+
+import numpy as np  # noqa: E402
+
+from gpulab import results_views as views  # noqa: E402
+
+
+def test_latency_levels_are_medians_of_the_recorded_plateaus():
+    r = raw("latency")
+    lv = views.latency_levels(r)
+    for level, (lo, hi) in views.LATENCY_LEVELS.items():
+        ns = sorted(g["ns"] for g in r["global"] if lo <= g["working_set_bytes"] <= hi)
+        assert ns, level
+        assert lv[level] == pytest.approx(float(np.median(ns)))
+    assert lv["shared"] < lv["L1"] < lv["L2"] < lv["DRAM"]
+    rows = views.latency_ladder(r)
+    assert [x["working_set_bytes"] for x in rows] == [g["working_set_bytes"] for g in r["global"]]
+    assert all(x["ns_min_repeat"] <= x["ns"] <= x["ns_max_repeat"] for x in rows)
+    # every chase started at a fresh random node: the method says so and repeats are recorded
+    assert "fresh random" in r["method"] and all(len(g["ns_each_repeat"]) > 1 for g in r["global"])
+
+
+def test_launch_parts_are_labelled_and_ordered():
+    lp = views.launch_parts(raw("launch_overhead"))
+    for fw in ("numba", "torch"):
+        row = lp[fw]
+        assert set(row) <= set(lp["labels"])
+        # GPU time of a tiny kernel is far below the host's launch-plus-sync time
+        assert row["gpu_back_to_back_s"] < row["gpu_single_behind_long_s"] < row["end_to_end_s"]
+        assert row["host_launch_s"] < row["end_to_end_s"]
+    nb = raw("launch_overhead")["launch_parts"]["numba"]
+    # the long kernel really outlasted the enqueueing of the back-to-back launches
+    assert nb["enqueue_of_back_to_back_s"] < nb["long_kernel_s"]
+    assert lp["numba"]["ncu_gpu_time_duration_s"] < lp["numba"]["end_to_end_s"]
+
+
+def test_divergence_paths_are_equal_length_and_counted_by_ncu():
+    r = raw("divergence_paths")
+    # 32 paths x 5 FMAs, each loop unrolled the same way: a multiple of 160 FFMA, none merged
+    assert r["sass"]["FFMA"] % (32 * r["fma_per_iter"]) == 0 and r["sass"]["FFMA"] >= 160
+    rows = views.divergence_paths(r)
+    ncu = {x["paths"]: x for x in r["ncu"]["rows"]}
+    for x in rows:
+        assert x["ncu_inst_executed_ratio"] == pytest.approx(
+            ncu[x["paths"]]["smsp__inst_executed.sum"] / ncu[1]["smsp__inst_executed.sum"])
+        assert x["ncu_threads_per_inst"] <= 32 / x["paths"] * 1.2 + 0.5
+    split = views.divergence_instruction_split(r)
+    assert split["max_rel_residual"] < 0.02          # common + P x per-path fits every P
+    assert 1 < split["predicted_ratio_at_32"] < 32
+
+
+def test_strided_copy_bytes_per_load_recomputed():
+    r = raw("strided_copy")
+    n = r["ncu"]["n_loads"]
+    rows = {x["stride"]: x for x in views.strided_copy(r)}
+    for x in r["ncu"]["rows"]:
+        assert rows[x["stride"]]["dram_bytes_read_per_load"] == pytest.approx(x["dram__bytes_read.sum"] / n)
+        assert rows[x["stride"]]["l1_sectors_per_request"] == pytest.approx(
+            x["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / x["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"])
+    assert all(x["correct"] for x in r["rows"])
+    times = [rows[s]["time_s"] for s in sorted(rows)]
+    assert times == sorted(times)                     # time keeps growing with the stride
+
+
+def test_allreduce_alpha_three_ways():
+    r = raw("allreduce_alpha_beta")
+    v = views.allreduce(r)
+    p = r["env"]["gpus"]
+    assert v["alpha_graph_s"] == pytest.approx(v["small_message_graph_s"] / (2 * (p - 1)))
+    small = [x["graph_s"] for x in r["rows"] if x["bytes"] <= 1024 and x.get("graph_s")]
+    assert v["small_message_graph_s"] == pytest.approx(float(np.median(small)))
+    assert v["alpha_graph_s"] < v["alpha_back_to_back_s"] <= v["alpha_per_call_s"] * 1.5
+    assert all(g > 0 for g in v["p2p_GBps"].values())
+    assert r["env"]["NCCL_NVLS_ENABLE"] == "0"
+
+
+def test_occupancy_against_cuda_occupancy_h_recomputed_and_can_fail():
+    r = raw("occupancy_vs_cuda_occupancy_h")
+    rows = views.occupancy_vs_header(r)
+    assert {x["arch"] for x in rows} == {"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}
+    (h,) = measured.headlines("occupancy_vs_cuda_occupancy_h", r)
+    assert h.value == sum(x["agree"] for x in rows) / sum(x["cases"] for x in rows)
+    r["per_arch"]["sm_75"]["agree"] -= 3
+    (h2,) = measured.headlines("occupancy_vs_cuda_occupancy_h", r)
+    assert h2.met is False
+
+
+def test_stall_reasons_top_reason_recomputed():
+    r = raw("stall_reasons")
+    for x in views.stall_reasons(r):
+        s = r["kernels"][x["kernel"]]["stalls_per_issue"]
+        assert x["top_reason"] == max(s, key=s.get)
+        total = sum(v for k, v in s.items() if k != "selected")
+        assert x["built_for_share"] == pytest.approx(s[x["built_for"]] / total)
+
+
+def test_reduction_in_flight_derived_from_recorded_files():
+    v = views.reduction_in_flight(raw("reduction_in_flight"))
+    lat = max(raw("latency")["global"], key=lambda g: g["working_set_bytes"])["ns"]
+    red = raw("reduction")
+    sms = red["environment"]["sm_count"]
+    assert v["needed_per_sm_for_grid_stride_GBps"] == pytest.approx(
+        red["device_sum"]["best"]["GBps"] * 1e9 * lat * 1e-9 / sms)
+    assert v["per_block_max_bytes_in_flight_per_sm"] < v["needed_per_sm_for_grid_stride_GBps"] \
+        < v["grid_stride_max_bytes_in_flight_per_sm"]
+
+
+def test_int4_mma_on_sm90_is_not_int4_sass():
+    rows = views.int4_mma(raw("int4_mma_ptx"))
+    s4 = [x for x in rows if ".s4" in x["ptx"]]
+    assert all(x["accepted"] for x in rows)
+    assert all("S4" in x["tensor_sass"] for x in s4 if x["arch"] == "sm_80")
+    assert not any("S4" in x["tensor_sass"] for x in s4 if x["arch"] == "sm_90")

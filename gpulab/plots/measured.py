@@ -374,8 +374,17 @@ def _h_launch(r):
                     f"({nb['host_s_per_launch'] / th['host_s_per_launch']:.1f}x less)")
         out.append(Headline("numba launch, host side (s)", nb["host_s_per_launch"],
                             f"A numba launch costs the host {nb['host_s_per_launch'] * 1e6:.1f} us"
-                            f"{tail}; a tiny kernel alone runs "
-                            f"{nb.get('gpu_s_single_isolated', float('nan')) * 1e6:.1f} us on the GPU.", score=False))
+                            f"{tail}.", score=False))
+    lp = (r.get("launch_parts") or {}).get("numba")
+    if lp:
+        ncu = (lp.get("ncu_gpu_time_duration") or {}).get("gpu_time_duration_s_median")
+        out.append(Headline("numba tiny kernel, GPU time (s)", lp["gpu_single_behind_long_s"],
+                            f"The tiny kernel's own GPU time: {lp['gpu_single_behind_long_s'] * 1e6:.1f} us "
+                            f"between events queued behind a long kernel, "
+                            f"{lp['gpu_back_to_back_s'] * 1e6:.2f} us each back to back"
+                            + (f", {ncu * 1e6:.2f} us by ncu's gpu__time_duration" if ncu else "")
+                            + f"; end to end (launch + sync) {lp['end_to_end_s'] * 1e6:.1f} us.",
+                            score=False))
     ch = r.get("chain") or []
     if ch:
         small = min(ch, key=lambda x: x["n"])
@@ -499,9 +508,13 @@ def _h_latency(r):
     g = r.get("global", [])
     if not g:
         return []
+    from gpulab import results_views
+    lv = results_views.latency_levels(r)
     big = max(g, key=lambda x: x["working_set_bytes"])
+    levels = "; ".join(f"{k} {lv[k]:.0f} ns" for k in ("L1", "L2", "DRAM") if k in lv)
     return [Headline("latency ladder", big.get("ns"),
-                     f"Dependent loads: shared memory {r['shared']['cycles_at_max_clock']:.0f} cycles; "
+                     f"Dependent loads: shared memory {r['shared']['ns']:.1f} ns = "
+                     f"{r['shared']['cycles_at_max_clock']:.0f} cycles; {levels}; "
                      f"a {big['working_set_bytes'] / 2**20:.0f} MiB working set "
                      f"{big.get('ns', float('nan')):.0f} ns = {big['cycles_at_max_clock']:.0f} cycles.",
                      score=False)]
@@ -509,9 +522,127 @@ def _h_latency(r):
 
 def _h_allreduce(r):
     fr = r.get("fit", {})
-    return [Headline("all-reduce alpha, B", fr.get("alpha_s"),
-                     f"alpha = {fr.get('alpha_s', float('nan')) * 1e6:.1f} us per ring step, "
-                     f"B = {fr.get('bandwidth_Bps', float('nan')) / 1e9:.0f} GB/s each way.", score=False)]
+    out = [Headline("all-reduce alpha, B", fr.get("alpha_s"),
+                    f"alpha = {fr.get('alpha_s', float('nan')) * 1e6:.1f} us per ring step, "
+                    f"B = {fr.get('bandwidth_Bps', float('nan')) / 1e9:.0f} GB/s each way.", score=False)]
+    if fr.get("alpha_graph_s"):
+        out.append(Headline("all-reduce alpha from CUDA-graph replay", fr["alpha_graph_s"],
+                            f"Small all-reduces replayed from a CUDA graph: "
+                            f"{fr['small_message_graph_s'] * 1e6:.1f} us each (alpha = "
+                            f"{fr['alpha_graph_s'] * 1e6:.1f} us per ring step); back to back from "
+                            f"Python {fr.get('small_message_back_to_back_s', float('nan')) * 1e6:.1f} us; "
+                            f"one call between events {fr['small_message_time_s'] * 1e6:.1f} us.",
+                            score=False))
+    p2p = {k: v for k, v in (r.get("p2p_copy") or {}).items() if isinstance(v, dict) and "GBps" in v}
+    if p2p:
+        out.append(Headline("peer-to-peer copy", max(v["GBps"] for v in p2p.values()),
+                            "Peer-to-peer copy: " + ", ".join(f"{k.replace('_', ' ')} {v['GBps']:.0f} GB/s"
+                                                              for k, v in p2p.items()) + ".",
+                            score=False))
+    return out
+
+
+def _h_strided(r):
+    from gpulab import results_views
+    rows = results_views.strided_copy(r) or []
+    if not rows:
+        return []
+    by = {x["stride"]: x for x in rows}
+    out = [Headline("strided copy, useful GB/s at the largest stride", by[max(by)]["useful_GBps"],
+                    "Strided copy, useful GB/s: " + ", ".join(
+                        f"stride {k} {v['useful_GBps']:.0f}" for k, v in sorted(by.items())) + ".",
+                    score=False)]
+    if all(x.get("dram_bytes_read_per_load") for x in rows):
+        out.append(Headline("DRAM bytes per load", max(x["dram_bytes_read_per_load"] for x in rows),
+                            "HBM bytes read per 4-byte load (ncu dram__bytes_read.sum / loads): " +
+                            ", ".join(f"stride {x['stride']} {x['dram_bytes_read_per_load']:.0f} B"
+                                      for x in rows) + "; L1 sectors per request stop at " +
+                            f"{max(x['l1_sectors_per_request'] for x in rows):.0f}.", score=False))
+    return out
+
+
+def _t_strided(r):
+    from gpulab import results_views
+    rows = results_views.strided_copy(r) or []
+    cols = ["stride", "time_s", "useful_GBps", "dram_bytes_read_per_load", "l2_bytes_read_per_load",
+            "l1_sectors_per_request", "dram_read_GBps_ncu"]
+    return _df([tuple(x.get(c) for c in cols) for x in rows], cols)
+
+
+def _h_stalls(r):
+    from gpulab import results_views
+    rows = results_views.stall_reasons(r) or []
+    return [Headline(f"stall kernel {x['kernel']}", x["built_for_share"],
+                     f"{x['kernel']}: top stall reason {x['top_reason']} (built for {x['built_for']}, "
+                     f"{_pct(x['built_for_share'])} of all stall reasons).", score=False) for x in rows]
+
+
+def _t_stalls(r):
+    from gpulab import results_views
+    rows = results_views.stall_reasons(r) or []
+    cols = ["kernel", "built_for", "top_reason", "long_scoreboard_per_issue", "barrier_per_issue",
+            "mio_throttle_per_issue", "short_scoreboard_per_issue", "built_for_share"]
+    return _df([tuple(x.get(c) for c in cols) for x in rows], cols)
+
+
+def _h_in_flight(r):
+    from gpulab import results_views
+    v = results_views.reduction_in_flight(r)
+    if not v:
+        return []
+    return [Headline("bytes in flight, grid-stride / per-block", v["max_in_flight_ratio"],
+                     f"Per-block reductions keep at most {v['per_block_max_bytes_in_flight_per_sm'] / 1024:.0f} KiB "
+                     f"per SM in flight, the grid-stride sum "
+                     f"{v['grid_stride_max_bytes_in_flight_per_sm'] / 1024:.0f} KiB; Little's law with "
+                     f"{v['dram_latency_ns']:.0f} ns needs {v['needed_per_sm_for_grid_stride_GBps'] / 1024:.1f} KiB "
+                     f"per SM for {v['grid_stride_GBps']:.0f} GB/s (derived).", score=False)]
+
+
+def _t_in_flight(r):
+    from gpulab import results_views
+    v = results_views.reduction_in_flight(r) or {}
+    return _df(list(v.items()), ["quantity (see reduction_in_flight.json: measured vs derived)", "value"])
+
+
+def _h_occ_header(r):
+    from gpulab import results_views
+    rows = results_views.occupancy_vs_header(r) or []
+    if not rows:
+        return []
+    agree, cases = sum(x["agree"] for x in rows), sum(x["cases"] for x in rows)
+    return [Headline("occupancy calculator = cuda_occupancy.h", agree / cases,
+                     f"gpulab's occupancy against NVIDIA's cuda_occupancy.h: {agree:,} of {cases:,} "
+                     f"cases agree over {', '.join(x['arch'] for x in rows)} (no GPU run: the header "
+                     f"with the Programming Guide's limits).", 1.0, "every case",
+                     against="cudaOccMaxActiveBlocksPerMultiprocessor")]
+
+
+def _t_occ_header(r):
+    from gpulab import results_views
+    rows = results_views.occupancy_vs_header(r) or []
+    cols = ["arch", "cases", "agree", "agreement", "cases_with_a_block", "device_limits_equal"]
+    return _df([tuple(x.get(c) for c in cols) for x in rows], cols)
+
+
+def _h_int4(r):
+    from gpulab import results_views
+    rows = results_views.int4_mma(r) or []
+    emu = [x for x in rows if x["arch"] == "sm_90" and "S4" not in x["tensor_sass"]
+           and ".s4" in x["ptx"]]
+    if not rows:
+        return []
+    return [Headline("INT4 mma on sm_90", float(len(emu)),
+                     f"ptxas accepts {sum(x['accepted'] for x in rows)} of {len(rows)} PTX mma variants; "
+                     f"on sm_90 the {len(emu)} INT4 ones become INT8 IMMA instructions "
+                     f"({', '.join(sorted({x['tensor_sass'] for x in emu}))}), not INT4 tensor-core "
+                     f"instructions as on sm_80.", score=False)]
+
+
+def _t_int4(r):
+    from gpulab import results_views
+    rows = results_views.int4_mma(r) or []
+    cols = ["arch", "variant", "accepted", "tensor_sass", "tensor_sass_count", "sass_instructions"]
+    return _df([tuple(x.get(c) for c in cols) for x in rows], cols)
 
 
 def _h_transpose_variants(r):
@@ -806,6 +937,24 @@ SECTIONS = {s.name: s for s in [
     Section("allreduce_alpha_beta", "All-reduce: alpha and B",
             "benchmarks/allreduce_alpha_beta.py", "python benchmarks/allreduce_alpha_beta.py",
             _h_allreduce, None, _t_allreduce, needs="2 or more NVIDIA GPUs"),
+    Section("strided_copy", "Strided copy past stride 8, with HBM bytes per load",
+            "benchmarks/strided_copy.py", "python benchmarks/strided_copy.py; "
+            "python benchmarks/ncu_runs.py strided", _h_strided, None, _t_strided,
+            needs="an NVIDIA GPU and Nsight Compute (ncu)"),
+    Section("stall_reasons", "Stall reasons: one kernel for each",
+            "benchmarks/stall_reasons.py", "python benchmarks/ncu_runs.py stalls", _h_stalls, None,
+            _t_stalls, needs="an NVIDIA GPU and Nsight Compute (ncu)"),
+    Section("reduction_in_flight", "Reductions: bytes in flight (derived)",
+            "benchmarks/reduction_in_flight.py", "python benchmarks/reduction_in_flight.py",
+            _h_in_flight, None, _t_in_flight, needs="reduction.json and latency.json"),
+    Section("occupancy_vs_cuda_occupancy_h", "Occupancy calculator against cuda_occupancy.h",
+            "benchmarks/occupancy_vs_cuda_occupancy_h.py",
+            "python benchmarks/occupancy_vs_cuda_occupancy_h.py", _h_occ_header, None, _t_occ_header,
+            needs="g++ and cuda_occupancy.h (CUDA toolkit or the nvidia-cuda-runtime wheel)",
+            targets=["occupancy calculator = cuda_occupancy.h"]),
+    Section("int4_mma_ptx", "INT4 and binary tensor-core PTX on sm_80 and sm_90",
+            "benchmarks/int4_mma_ptx.py", "python benchmarks/int4_mma_ptx.py", _h_int4, None, _t_int4,
+            needs="the CUDA toolkit (ptxas, cuobjdump)"),
     Section("sim_speed", "gpulab's simulator against Numba's (CPU)",
             "benchmarks/sim_speed.py", "python benchmarks/sim_speed.py", _h_sim_speed, _f_sim_speed,
             needs="a CPU (no GPU)"),

@@ -1,0 +1,226 @@
+"""Small, labelled views of recorded H200 results for chapters: each function reads one
+``benchmarks/results/<name>.json`` (through :mod:`gpulab.results`) and returns a dict or a list of
+row dicts whose keys say what each number is. None when the file is absent (a pip install).
+
+Every number comes from the file; the only arithmetic here is ratios and unit changes, and each
+derived key says so in its name (``..._ratio``, ``..._per_load``...).
+"""
+from __future__ import annotations
+
+import statistics
+
+from . import results
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+# working-set ranges of the latency ladder taken as one level (by the measured plateaus)
+LATENCY_LEVELS = {"L1": (0, 128 * KiB), "L2": (512 * KiB, 16 * MiB), "DRAM": (1 * GiB, 1 << 62)}
+
+
+def _load(name, res):
+    return res if res is not None else results.load(name)
+
+
+def latency_ladder(res: dict | None = None) -> list[dict] | None:
+    """One row per working set: bytes, ns per dependent load (median), cycles at the max clock,
+    and the spread of the repeats (min/max ns)."""
+    r = _load("latency", res)
+    if not r:
+        return None
+    rows = []
+    for g in r["global"]:
+        each = g.get("ns_each_repeat") or [g["ns"]]
+        rows.append({"working_set_bytes": g["working_set_bytes"], "ns": g["ns"],
+                     "cycles_at_max_clock": g["cycles_at_max_clock"],
+                     "ns_min_repeat": min(each), "ns_max_repeat": max(each)})
+    return rows
+
+
+def latency_levels(res: dict | None = None) -> dict | None:
+    """{"L1", "L2", "DRAM", "shared"}: ns per dependent load, the median over the working sets
+    of LATENCY_LEVELS (shared: the shared-memory chase); "cycles_*" the same at the max clock."""
+    r = _load("latency", res)
+    if not r:
+        return None
+    out = {}
+    for level, (lo, hi) in LATENCY_LEVELS.items():
+        sel = [g for g in r["global"] if lo <= g["working_set_bytes"] <= hi]
+        if sel:
+            out[level] = statistics.median(g["ns"] for g in sel)
+            out[f"cycles_{level}"] = statistics.median(g["cycles_at_max_clock"] for g in sel)
+            out[f"sizes_{level}"] = [g["working_set_bytes"] for g in sel]
+    out["shared"] = r["shared"]["ns"]
+    out["cycles_shared"] = r["shared"]["cycles_at_max_clock"]
+    out["max_sm_clock_GHz"] = r.get("max_sm_clock_GHz")
+    return out
+
+
+def launch_parts(res: dict | None = None) -> dict | None:
+    """Per framework ("numba", "torch"): seconds of host launch cost, GPU time of one tiny kernel
+    (behind a long kernel), GPU time per kernel back to back, end to end (launch + sync), and for
+    numba ncu's gpu__time_duration and the old events-on-an-idle-stream figure; "labels" says
+    what each is."""
+    r = _load("launch_overhead", res)
+    if not r or "launch_parts" not in r:
+        return None
+    out = {}
+    labels = {}
+    for fw, p in r["launch_parts"].items():
+        labels.update(p.get("labels", {}))
+        row = {k: p[k] for k in ("host_launch_s", "gpu_single_behind_long_s", "gpu_back_to_back_s",
+                                 "end_to_end_s", "events_idle_stream_s") if k in p}
+        ncu = p.get("ncu_gpu_time_duration")
+        if ncu:
+            row["ncu_gpu_time_duration_s"] = ncu["gpu_time_duration_s_median"]
+        out[fw] = row
+    labels["ncu_gpu_time_duration_s"] = ("Nsight Compute gpu__time_duration of the tiny kernel "
+                                         "(median of 20 launches)")
+    out["labels"] = labels
+    return out
+
+
+def divergence_paths(res: dict | None = None) -> list[dict] | None:
+    """One row per path count P (divergent lanes): time ratio to 1 path for each loop length,
+    the sum-of-T_p prediction (P), and ncu's instruction counts at P (when recorded)."""
+    r = _load("divergence_paths", res)
+    if not r:
+        return None
+    ncu = {x["paths"]: x for x in (r.get("ncu") or {}).get("rows", [])}
+    rows = []
+    for P in sorted({x["paths"] for x in r["rows"]}):
+        row = {"paths": P, "sum_Tp_prediction": P}
+        for x in r["rows"]:
+            if x["paths"] == P:
+                row[f"{x['mode']}_ratio_iters{x['iters']}"] = x["ratio_to_1_path"]
+        n = ncu.get(P)
+        if n:
+            row["ncu_inst_executed"] = n.get("smsp__inst_executed.sum")
+            row["ncu_inst_executed_ratio"] = n.get("inst_executed_ratio_to_1_path")
+            row["ncu_threads_per_inst"] = n.get("smsp__thread_inst_executed_per_inst_executed.ratio")
+            row["ncu_pred_on_threads_per_inst"] = n.get(
+                "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio")
+            row["ncu_time_ratio"] = (n.get("gpu__time_duration.sum") /
+                                     ncu[min(ncu)]["gpu__time_duration.sum"])
+        rows.append(row)
+    return rows
+
+
+def divergence_instruction_split(res: dict | None = None) -> dict | None:
+    """Least-squares split of ncu's warp instructions into common + P x per-path (both in warp
+    instructions), from the recorded counts: how far the shared code pulls the ratio below P."""
+    rows = [x for x in (divergence_paths(res) or []) if x.get("ncu_inst_executed")]
+    if len(rows) < 2:
+        return None
+    import numpy as np
+    P = np.array([x["paths"] for x in rows], float)
+    inst = np.array([x["ncu_inst_executed"] for x in rows], float)
+    per_path, common = np.polyfit(P, inst, 1)
+    pred = common + per_path * P
+    return {"common_inst": float(common), "per_path_inst": float(per_path),
+            "max_rel_residual": float(np.max(np.abs(pred - inst) / inst)),
+            "predicted_ratio_at_32": float((common + 32 * per_path) / (common + per_path))}
+
+
+def strided_copy(res: dict | None = None) -> list[dict] | None:
+    """One row per stride: time (events), useful GB/s, and from ncu: DRAM bytes read per load,
+    L2 bytes read per load, L1 sectors per request, and DRAM GB/s during ncu's timing."""
+    r = _load("strided_copy", res)
+    if not r:
+        return None
+    ncu = {x["stride"]: x for x in (r.get("ncu") or {}).get("rows", [])}
+    rows = []
+    for x in r["rows"]:
+        row = {"stride": x["stride"], "time_s": x["time_s"], "useful_GBps": x["useful_GBps"]}
+        n = ncu.get(x["stride"])
+        if n:
+            row["dram_bytes_read_per_load"] = n.get("dram_bytes_read_per_load")
+            row["l2_bytes_read_per_load"] = n.get("l2_bytes_read_per_load")
+            row["l1_sectors_per_request"] = n.get("l1_sectors_per_request")
+            t = n.get("gpu__time_duration.sum")
+            if t and n.get("dram__bytes_read.sum") is not None:
+                row["dram_read_GBps_ncu"] = n["dram__bytes_read.sum"] / (t * 1e-9) / 1e9
+        rows.append(row)
+    return rows
+
+
+def allreduce(res: dict | None = None) -> dict | None:
+    """Two-GPU all-reduce: small-message time per call three ways (per call with events, back to
+    back, CUDA graph), alpha from each (ring model, p = 2), bandwidth B, nccl-tests bus
+    bandwidth, and the peer-to-peer copy GB/s both ways."""
+    r = _load("allreduce_alpha_beta", res)
+    if not r:
+        return None
+    f = r.get("fit", {})
+    p2p = r.get("p2p_copy") or {}
+    return {"gpus": r.get("env", {}).get("gpus"), "nccl": r.get("env", {}).get("nccl"),
+            "small_message_per_call_s": f.get("small_message_time_s"),
+            "small_message_back_to_back_s": f.get("small_message_back_to_back_s"),
+            "small_message_graph_s": f.get("small_message_graph_s"),
+            "alpha_per_call_s": f.get("alpha_s"), "alpha_back_to_back_s": f.get("alpha_back_to_back_s"),
+            "alpha_graph_s": f.get("alpha_graph_s"), "bandwidth_Bps": f.get("bandwidth_Bps"),
+            "max_bus_bandwidth_Bps": f.get("max_bus_bandwidth_Bps"),
+            "p2p_GBps": {k: v["GBps"] for k, v in p2p.items() if isinstance(v, dict) and "GBps" in v},
+            "labels": r.get("labels", {})}
+
+
+def occupancy_vs_header(res: dict | None = None) -> list[dict] | None:
+    """Per architecture: cases compared with cuda_occupancy.h, how many agree, and whether the
+    device limits fed to the header equal gpulab's Arch table."""
+    r = _load("occupancy_vs_cuda_occupancy_h", res)
+    if not r:
+        return None
+    lim = r.get("device_limits", {})
+    return [{"arch": a, "cases": v["cases"] - v["header_errors"], "agree": v["agree"],
+             "agreement": v["agreement"], "cases_with_a_block": v["nonzero_cases"],
+             "device_limits_equal": lim.get(a, {}).get("equal")}
+            for a, v in r["per_arch"].items()]
+
+
+def stall_reasons(res: dict | None = None) -> list[dict] | None:
+    """Per stall kernel: the reason it was built for, the top measured reason, and warps stalled
+    per issued instruction for Long Scoreboard, Barrier, MIO Throttle and Short Scoreboard, plus
+    the built-for reason's share of all stall reasons."""
+    r = _load("stall_reasons", res)
+    if not r:
+        return None
+    rows = []
+    for name, k in r["kernels"].items():
+        s = k["stalls_per_issue"]
+        rows.append({"kernel": name, "built_for": k["built_for"], "top_reason": k["top_reason"],
+                     **{f"{x}_per_issue": s.get(x) for x in ("long_scoreboard", "barrier",
+                                                              "mio_throttle", "short_scoreboard")},
+                     "built_for_share": k["share_of_stalls"].get(k["built_for"])})
+    return rows
+
+
+def reduction_in_flight(res: dict | None = None) -> dict | None:
+    """Bytes in flight per SM (derived) for the per-block reductions and the grid-stride sum,
+    against what Little's law needs for the best measured bandwidth."""
+    r = _load("reduction_in_flight", res)
+    if not r:
+        return None
+    d, m = r["derived"], r["measured"]
+    pb, gs = d["per_block"][1], d["grid_stride"]
+    return {"dram_latency_ns": m["dram_latency_ns"],
+            "per_block_GBps": pb["measured_GBps"], "grid_stride_GBps": gs["measured_GBps"],
+            "per_block_max_bytes_in_flight_per_sm": pb["max_bytes_in_flight_per_sm"],
+            "grid_stride_max_bytes_in_flight_per_sm": gs["max_bytes_in_flight_per_sm"],
+            "per_block_avg_bytes_in_flight_per_sm": pb["littles_law_bytes_in_flight_per_sm_for_measured_GBps"],
+            "grid_stride_avg_bytes_in_flight_per_sm": gs["littles_law_bytes_in_flight_per_sm_for_measured_GBps"],
+            "needed_per_sm_for_grid_stride_GBps": d["bytes_in_flight_per_sm_needed_for_best_GBps"],
+            "bandwidth_ratio": d["bandwidth_ratio_grid_stride_over_per_block_shuffle"],
+            "max_in_flight_ratio": d["in_flight_ratio_grid_stride_over_per_block"]}
+
+
+def int4_mma(res: dict | None = None) -> list[dict] | None:
+    """Per (arch, PTX mma variant): did ptxas accept it, which tensor-core SASS opcodes it became,
+    how many of them, and the kernel's SASS instruction count (a one-mma kernel: more instructions
+    and a different opcode mean ptxas emulated the PTX instruction)."""
+    r = _load("int4_mma_ptx", res)
+    if not r:
+        return None
+    return [{"arch": x["arch"], "variant": x["variant"], "ptx": x["ptx"],
+             "accepted": x["ptxas_rc"] == 0, "tensor_sass": ", ".join(x.get("tensor_sass") or []),
+             "tensor_sass_count": x.get("tensor_sass_count"),
+             "sass_instructions": x.get("sass_instructions")}
+            for x in r["rows"]]
