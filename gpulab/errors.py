@@ -56,6 +56,10 @@ class SharedMemoryRace(KernelError):
     """Two warps touch the same shared-memory element, one of them writing, with no barrier between."""
 
 
+class UninitializedRead(KernelError):
+    """A read of shared memory no thread of the block has written (compute-sanitizer initcheck)."""
+
+
 class WarpMaskError(KernelError):
     """A warp intrinsic whose member mask names lanes that are inactive or have exited."""
 

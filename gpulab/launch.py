@@ -102,6 +102,9 @@ def launch(kernel, grid, block, *args, backend="auto", shared_bytes=0, trace=(0,
         from .backends import numbasim
         rep = numbasim.launch(kernel, grid, block, args, shared_bytes)
     rep.wall_s = time.perf_counter() - started
+    if os.environ.get("GPULAB_LAUNCH_LOG"):       # one line per launch, to size time budgets
+        with open(os.environ["GPULAB_LAUNCH_LOG"], "a") as log:
+            log.write(f"{rep.wall_s:.4f}\t{rep.steps}\t{which}\t{rep.kernel}\t{grid}\t{block}\n")
     return rep
 
 
@@ -117,4 +120,5 @@ def _launch_sim(kernel, grid, block, args, shared_bytes, trace, max_steps, timeo
                   metrics=metrics.finish(ctx.counters), lines=lines,
                   mask_history=ctx.mask_history, accesses=ctx.accesses, shuffles=ctx.shuffles,
                   barriers=ctx.barriers, atomics=dict(ctx.atomics),
-                  intrinsics=dict(ctx.intrinsics), steps=ctx.steps, traced_warp=tuple(trace))
+                  intrinsics=dict(ctx.intrinsics),
+                  benign_races=dict(ctx.benign_races), steps=ctx.steps, traced_warp=tuple(trace))

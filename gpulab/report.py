@@ -47,6 +47,9 @@ class Report:
     # warp-level executions (>= 1 active lane) of each cuda.* call, keyed by the name after
     # "cuda." ("shfl_down_sync", "atomic.add", "syncthreads", ...); simulator only
     intrinsics: dict = field(default_factory=dict)
+    # line -> thread-level accesses that conflict on paper but write the value already there
+    # (racecheck reports no hazard for them); simulator only
+    benign_races: dict = field(default_factory=dict)
     steps: int = 0
     wall_s: float = 0.0
     kernel_s: float = None

@@ -292,7 +292,7 @@ def test_race_message_names_two_threads_of_different_warps():
         t = cuda.threadIdx.x
         sh[t] = t
         cuda.syncthreads()
-        v = sh[0] + sh[t]          # element 0 is read by both warps
+        v = sh[0] + sh[t] + 1      # element 0 is read by both warps
         sh[0] = v                  # thread 0 (warp 0) writes it: warp 1 read it
         out[t] = v
     with pytest.raises(errors.SharedMemoryRace) as e:

@@ -66,7 +66,8 @@ def test_inactive_lanes_do_not_count_and_empty_warps_make_no_request():
 def shared_stride(out, stride):
     sh = cuda.shared.array(1024, float32)
     t = cuda.threadIdx.x
-    sh[t] = t
+    for k in range(t, 1024, 32):          # fill the whole array: reads below reach all of it
+        sh[k] = k
     cuda.syncthreads()
     out[t] = sh[(t * stride) % 1024]
 

@@ -95,6 +95,7 @@ class Context:
         self.barriers = 0
         self.atomics = {}
         self.intrinsics = {}
+        self.benign_races = {}      # line -> same-value conflicting accesses (not hazards)
         self.barrier_epoch = np.zeros(layout.blocks, dtype=np.int64)
         self.printed = 0
 

@@ -182,8 +182,9 @@ class SimCuda:
             n = nbytes // dt.itemsize
             if self._dynamic is None:
                 self._dynamic = np.zeros((blocks, nbytes), dtype=np.uint8)
+                self._dynamic_written = np.zeros((blocks, nbytes), dtype=np.uint8)
             data = self._dynamic[:, : n * dt.itemsize].view(dt).reshape(blocks, n)
-            arr = SharedArray(ctx, data, "dynamic shared", 0)
+            arr = SharedArray(ctx, data, "dynamic shared", 0, written=self._dynamic_written)
         else:
             nbytes = int(np.prod(shape)) * dt.itemsize
             offset = -(-self._static_shared // dt.itemsize) * dt.itemsize

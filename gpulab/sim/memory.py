@@ -175,12 +175,12 @@ class ArrayProxy:
         if res is None:
             self.ctx.error(errors.KernelPythonError,
                            f"assigning to a row of `{self.name}`: index every dimension.")
-        self._account("st", res)
-        mask = self.ctx.mask
-        full_idx = self._full_index(res)
         if isinstance(value, (ArrayProxy, _Partial)):
             self.ctx.error(errors.KernelPythonError,
                            f"cannot store an array into an element of `{self.name}`.")
+        self._account("st", res, value)
+        mask = self.ctx.mask
+        full_idx = self._full_index(res)
         uniform_address = not any(_is_array(i) for i in full_idx)
         if uniform_address:
             if _is_array(value):
@@ -204,8 +204,18 @@ class ArrayProxy:
         with np.errstate(all="ignore"):
             self._data[sel] = value
 
-    def _account(self, op, idx):
-        pass
+    def _account(self, op, idx, value=None):
+        """Count one warp-level access (``value``: what a store writes, per lane or uniform)."""
+
+    def _atomic_access(self, res):
+        """Hook for shadow checks of an atomic read-modify-write at ``res``."""
+
+    def _lane_values(self, value, lanes):
+        """The values a store writes, per active lane, converted to the array's dtype."""
+        with np.errstate(all="ignore"):
+            v = np.asarray(value)
+            v = np.broadcast_to(v, self.ctx.mask.shape)[lanes] if v.ndim else np.full(len(lanes), v)
+            return v.astype(self._data.dtype, copy=False)
 
     # -- atomics ---------------------------------------------------------------------------------
     def atomic(self, op, idx, *vals):
@@ -213,6 +223,7 @@ class ArrayProxy:
         res, partial = self._resolve(idx)
         if res is None:
             self.ctx.error(errors.KernelPythonError, f"atomic on a row of `{self.name}`.")
+        self._atomic_access(res)
         mask = self.ctx.mask
         lanes = np.flatnonzero(mask)
         self.ctx.atomics[self.space] = self.ctx.atomics.get(self.space, 0) + len(lanes)
@@ -230,6 +241,14 @@ class ArrayProxy:
         out = np.zeros(mask.shape, dtype=self._data.dtype)
         out[lanes] = old
         return out
+
+
+def _same(a, b):
+    """Element-wise equality of stored values, NaN equal to NaN (the bits a store leaves)."""
+    eq = a == b
+    if a.dtype.kind in "fc":
+        eq |= np.isnan(a) & np.isnan(b)
+    return eq
 
 
 def _atomic_vectorised(op, data, flat, val, old):
@@ -305,7 +324,7 @@ class GlobalArray(ArrayProxy):
             off = off + i * stride
         return self.base + off
 
-    def _account(self, op, idx):
+    def _account(self, op, idx, value=None):
         ctx = self.ctx
         mask = ctx.mask
         addr = np.broadcast_to(self._byte_addresses(idx), mask.shape)
@@ -345,11 +364,20 @@ class SharedArray(ArrayProxy):
     space = "shared"
     _lead = 1
 
-    def __init__(self, ctx, data, name, offset):
+    def __init__(self, ctx, data, name, offset, written=None):
         super().__init__(ctx, data, name)
         self.offset = offset            # byte offset within the block's shared memory
         n = int(np.prod(data.shape[1:]))
         blocks = data.shape[0]
+        size = data.dtype.itemsize
+        # which bytes of each block's copy some thread has written (0xFF) in this launch; views
+        # of dynamic shared memory share one such shadow, so aliasing views see each other
+        if written is None:
+            written = np.zeros((blocks, n * size), dtype=np.uint8)
+        part = size if size <= 8 else 8
+        self._written = written[:, : n * size].view(f"u{part}").reshape(blocks, n, size // part)
+        self._written_full = np.iinfo(f"u{part}").max
+        self._flat = data.reshape(blocks, n)
         self.w_lane = np.full((blocks, n), -1, dtype=np.int64)
         self.w_epoch = np.full((blocks, n), -1, dtype=np.int64)
         self.r_warp = np.full((blocks, n), NO_WARP, dtype=np.int64)
@@ -363,7 +391,7 @@ class SharedArray(ArrayProxy):
     def _prefix(self):
         return (self.ctx.layout.block_of,)
 
-    def _account(self, op, idx):
+    def _account(self, op, idx, value=None):
         ctx = self.ctx
         mask = ctx.mask
         elem = np.broadcast_to(self._flat_elements(idx), mask.shape)
@@ -381,15 +409,55 @@ class SharedArray(ArrayProxy):
                                  "addresses": np.where(m2[tw], a2[tw], -1), "mask": m2[tw].copy(),
                                  "size": size, "wavefronts": int(wave[tw]),
                                  "bank_conflicts": int(wave[tw] - ideal[tw])})
-        self._check_race(op, elem, mask)
-
-    def _check_race(self, op, elem, mask):
-        ctx = self.ctx
         lanes = np.flatnonzero(mask)
         if not len(lanes):
             return
         blk = ctx.layout.block_of[lanes]
         el = elem[lanes]
+        if op == "ld":
+            self._check_written(blk, el, lanes, "reads")
+            self._check_race(op, lanes, blk, el, None)
+        else:
+            self._check_race(op, lanes, blk, el, self._lane_values(value, lanes))
+            self._written[blk, el] = self._written_full
+
+    def _atomic_access(self, res):
+        """An atomic reads the element first: it must have been written (zeroed) before."""
+        ctx = self.ctx
+        lanes = np.flatnonzero(ctx.mask)
+        if len(lanes):
+            el = np.broadcast_to(self._flat_elements(res), ctx.mask.shape)[lanes]
+            self._check_written(ctx.layout.block_of[lanes], el, lanes, "updates atomically")
+
+    def _check_written(self, blk, el, lanes, verb):
+        """compute-sanitizer initcheck's rule, for shared memory: no read of unwritten bytes."""
+        ok = (self._written[blk, el] == self._written_full).all(axis=1)
+        if ok.all():
+            return
+        k = int(np.flatnonzero(~ok)[0])
+        ctx = self.ctx
+        ctx.error(errors.UninitializedRead,
+                  f"Uninitialised shared-memory read: {ctx.layout.thread_name(int(lanes[k]))} "
+                  f"{verb} `{self.name}[{self._index_text(el[k])}]`, which no thread of its block "
+                  f"has written in this launch. Shared memory starts with undefined contents "
+                  f"on a GPU (the simulator does not pretend it is zero).",
+                  lanes=[lanes[k]],
+                  hint="write every element before any thread reads it (e.g. each thread stores "
+                       "its element, or zeroes it, then cuda.syncthreads()), or guard the read "
+                       "with the same condition as the write.")
+
+    def _index_text(self, element):
+        idx = np.unravel_index(int(element), self.shape)
+        return str(int(idx[0])) if len(idx) == 1 else ", ".join(str(int(i)) for i in idx)
+
+    def _benign(self, count):
+        """Same-value conflicting writes: hazards on paper, but every order gives one result."""
+        if count:
+            b = self.ctx.benign_races
+            b[self.ctx.line] = b.get(self.ctx.line, 0) + int(count)
+
+    def _check_race(self, op, lanes, blk, el, vals):
+        ctx = self.ctx
         warp = ctx.layout.warp_of[lanes]
         epoch = ctx.barrier_epoch[blk]
         w_lane = self.w_lane[blk, el]
@@ -424,12 +492,18 @@ class SharedArray(ArrayProxy):
             lo[key] = np.iinfo(np.int64).max
             hi[key] = -1
         else:
-            bad = np.flatnonzero(w_other)
+            # a write of the value the element already holds cannot change what any order of
+            # the warps produces: racecheck reports no hazard for it, we count it as benign
+            unchanged = _same(vals, self._flat[blk, el]) & self._written[blk, el].all(axis=1)
+            bad = np.flatnonzero(w_other & ~unchanged)
             if len(bad):
                 self._race("write-after-write", lanes[bad[0]], w_lane[bad[0]], el[bad[0]], "wrote")
+            benign = w_other & unchanged
             r_cur = self.r_epoch[blk, el] == epoch
             r_warp = self.r_warp[blk, el]
             r_other = r_cur & ((r_warp == MANY_WARPS) | ((r_warp >= 0) & (r_warp != warp)))
+            benign |= r_other & unchanged
+            r_other &= ~unchanged
             bad = np.flatnonzero(r_other)
             if len(bad):
                 b0, e0, me = blk[bad[0]], el[bad[0]], lanes[bad[0]]
@@ -438,15 +512,23 @@ class SharedArray(ArrayProxy):
                     reader = self.r_lane2[b0, e0]
                 self._race("write-after-read", me, reader,
                            el[bad[0]], "read")
-            # two warps writing the same element in this very instruction
+            # two warps writing the same element in this very instruction: a race unless they
+            # all write one value
             key = blk * (el.max() + 1) + el
             order = np.lexsort((warp, key))
-            ks, ws = key[order], warp[order]
-            same = (ks[1:] == ks[:-1]) & (ws[1:] != ws[:-1])
-            if same.any():
-                k = np.flatnonzero(same)[0]
-                self._race("write-after-write", lanes[order][k + 1], lanes[order][k],
-                           el[order][k], "wrote")
+            ks, ws, vs = key[order], warp[order], vals[order]
+            group = np.r_[True, ks[1:] != ks[:-1]]
+            gid = np.cumsum(group) - 1
+            starts = np.flatnonzero(group)
+            multi = (np.maximum.reduceat(ws, starts) != np.minimum.reduceat(ws, starts))[gid]
+            first = vs[starts][gid]
+            differ = multi & ~_same(vs, first)
+            if differ.any():
+                k = int(np.flatnonzero(differ)[0])
+                self._race("write-after-write", lanes[order][k], lanes[order][starts[gid[k]]],
+                           el[order][k], "wrote a different value to")
+            benign_now = multi & ~group
+            self._benign(int(np.count_nonzero(benign)) + int(np.count_nonzero(benign_now)))
             self.w_lane[blk, el] = lanes
             self.w_epoch[blk, el] = epoch
 
