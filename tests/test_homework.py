@@ -54,6 +54,9 @@ def _find(nb, text):
 
 def _edit(solution, spec):
     nb = copy.deepcopy(solution)
+    if spec.get("kernelspec"):          # saved from a Jupyter environment with another kernel name
+        nb.metadata["kernelspec"] = {"name": spec["kernelspec"], "display_name": spec["kernelspec"],
+                                     "language": "python"}
     for text, src in spec.get("replace", {}).items():
         nb.cells[_find(nb, text)].source = src.strip("\n")
     for text, src in spec.get("add", []):
@@ -116,11 +119,10 @@ def graded(assigned, tmp_path_factory):
         put("solution", sol, {})
         shutil.copytree(os.path.join(a["dir"], "student"), d / "student")
         jobs.append((hw, "student", str(d / "student" / f"{hw}.ipynb"), a["zip"], {}))
-        put("chaos", _with_cells(sol, HOSTILE.CHAOS if hw == HWS[0] else HOSTILE.CHAOS_SHORT), {})
         spec_file = os.path.join(EXERCISES, hw, "submissions.py")
         subs = _load(spec_file, f"subs_{hw}").SUBMISSIONS if os.path.exists(spec_file) else {}
-        groups = {}                 # wrong answers to different questions share one notebook
-        for name, spec in subs.items():
+        groups = {"chaos": []}      # wrong answers to different questions share one notebook;
+        for name, spec in subs.items():     # correct styles ride in the chaos notebook
             groups.setdefault(spec.get("group", name), []).append(name)
         for gname, names in groups.items():
             merged = {"replace": {}, "add": [], "scores": {}, "members": names}
@@ -128,7 +130,12 @@ def graded(assigned, tmp_path_factory):
                 merged["replace"].update(subs[name].get("replace", {}))
                 merged["add"] += subs[name].get("add", [])
                 merged["scores"].update(subs[name].get("scores", {}))
-            put(gname, _edit(sol, merged), merged)
+                merged["kernelspec"] = merged.get("kernelspec") or subs[name].get("kernelspec")
+            nb = _edit(sol, merged)
+            if gname == "chaos":
+                assert not merged["scores"], f"{hw}: a spec in group 'chaos' must keep full marks"
+                nb = _with_cells(nb, HOSTILE.CHAOS if hw == HWS[0] else HOSTILE.CHAOS_SHORT)
+            put(gname, nb, merged)
             for name in names:
                 if name != gname:
                     out_alias[(hw, name)] = (hw, gname)
@@ -265,6 +272,8 @@ def test_prepared_submission_loses_what_it_should(graded, hw, name):
     if spec.get("message"):
         assert any(spec["message"] in m for cs in row["cases"].values() for _, p, m in cs if not p), \
             _cases(row)
+    for flag in spec.get("flags", []):              # shown to the instructor in the CSV
+        assert flag in row["flags"], row["flags"]
 
 
 @pytest.mark.parametrize("hw", HWS)

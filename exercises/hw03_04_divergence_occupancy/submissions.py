@@ -25,3 +25,34 @@ SUBMISSIONS = {
     "divergence_guess": {"group": "wrong_answers", "replace": {"time_ratio =": "time_ratio = 32.0\nefficiency = 1 / 32"},
                          "scores": {"q4": 0}},
 }
+
+
+# ---- written as a class would (issue 14) -----------------------------------------------------
+
+# an eagerly compiled kernel that selects by arithmetic; numpy integers; a percentage
+STYLE_PARITY = '''
+from numba import float32      # before the kernel: an explicit signature compiles at once
+
+@cuda.jit("void(float32[:], float32[:])")
+def parity_scale(out, x):
+    i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+    if i < out.shape[0]:
+        odd = float32(i % 2)
+        out[i] = (float32(1.0) - odd) * (float32(2.0) * x[i]) + odd * (x[i] + float32(1.0))
+'''
+
+STYLE_REGISTERS = '''
+def register_blocks(threads, registers):
+    warps = int(np.ceil(threads / 32))
+    per_warp = int(np.ceil(32 * registers / 256)) * 256
+    return np.int64((65536 // 4 // per_warp) * 4 // warps)      # a numpy integer
+'''
+
+SUBMISSIONS.update({
+    "correct_styles": {"group": "chaos", "replace": {"def parity_scale": STYLE_PARITY,
+                                   "def register_blocks": STYLE_REGISTERS,
+                                   "budget_answer =": 'budget_answer = {"arch": "sm_90", "threads": np.int64(256), '
+                                                      '"shared": 0, "registers": np.int64(40)}',
+                                   "time_ratio =": "time_ratio = np.float32(2.0)\nefficiency = 50   # percent"},
+                       "scores": {}},
+})

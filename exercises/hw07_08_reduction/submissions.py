@@ -63,7 +63,113 @@ def warp_scan(x, out):
 
 SUBMISSIONS = {
     # the simulator reports the race in the public test too, so all of q1 is lost
-    "missing_barrier": {"replace": {"def block_sum": NO_BARRIER}, "scores": {"q1": 0}},
+    "missing_barrier": {"group": "serial_lanes", "replace": {"def block_sum": NO_BARRIER}, "scores": {"q1": 0}},
     "tree_reduction_many_barriers": {"group": "wrong_answers", "replace": {"def block_sum": TREE}, "scores": {"q1": 1}},
     "exclusive_scan": {"group": "wrong_answers", "replace": {"def warp_scan": EXCLUSIVE}, "scores": {"q3": 0}},
 }
+
+
+# ---- written as a class would (issue 14) -----------------------------------------------------
+
+# an explicit signature, an unrolled xor butterfly, cuda.laneid, a for loop over range
+STYLE_BLOCK_SUM = '''
+@cuda.jit("void(float32[:], float32[:])")
+def block_sum(x, out):
+    sums = cuda.shared.array(32, float32)
+    i = cuda.grid(1)
+    lane = cuda.laneid
+    warp = cuda.threadIdx.x // 32
+    v = float32(0.0)
+    if i < x.shape[0]:
+        v = x[i]
+    for k in range(5):
+        v += cuda.shfl_xor_sync(FULL, v, 16 >> k)
+    if lane == 0:
+        sums[warp] = v
+    cuda.syncthreads()
+    if warp == 0:
+        v = float32(0.0)
+        if lane < cuda.blockDim.x // 32:
+            v = sums[lane]
+        for k in range(5):
+            v += cuda.shfl_xor_sync(FULL, v, 16 >> k)
+        if lane == 0:
+            out[cuda.blockIdx.x] = v
+'''
+
+STYLE_WARP_REDUCE = '''
+@cuda.jit("void(float32[:], float32[:])")
+def warp_reduce(x, out):
+    i = cuda.grid(1)
+    v = float32(0.0)
+    if i < x.shape[0]:
+        v = x[i]
+    v += cuda.shfl_xor_sync(FULL, v, 16)
+    v += cuda.shfl_xor_sync(FULL, v, 8)
+    v += cuda.shfl_xor_sync(FULL, v, 4)
+    v += cuda.shfl_xor_sync(FULL, v, 2)
+    v += cuda.shfl_xor_sync(FULL, v, 1)
+    if cuda.laneid == 0:
+        out[i // 32] = v
+'''
+
+STYLE_WARP_SCAN = '''
+@cuda.jit
+def warp_scan(x, out):
+    i = cuda.grid(1)
+    v = float32(0.0)
+    if i < x.shape[0]:
+        v = x[i]
+    for k in range(5):
+        d = 1 << k
+        u = cuda.shfl_up_sync(FULL, v, d)
+        if cuda.laneid >= d:
+            v += u
+    if i < x.shape[0]:
+        out[i] = v
+'''
+
+# right sums, but lane 0 adds up its warp in a loop: no shuffles at all
+LANE0_REDUCE = '''
+@cuda.jit
+def warp_reduce(x, out):
+    i = cuda.grid(1)
+    if cuda.threadIdx.x % 32 == 0:
+        s = float32(0.0)
+        for k in range(32):
+            if i + k < x.shape[0]:
+                s += x[i + k]
+        out[i // 32] = s
+'''
+
+LANE0_SCAN = '''
+@cuda.jit
+def warp_scan(x, out):
+    i = cuda.grid(1)
+    if cuda.threadIdx.x % 32 == 0:
+        s = float32(0.0)
+        for k in range(32):
+            if i + k < x.shape[0]:
+                s += x[i + k]
+                out[i + k] = s
+'''
+
+# the serial reduction again, with the check's thresholds rebound so that it would pass
+TAMPER_CONSTANTS = LANE0_REDUCE + '''
+import gpulab.checks.warp as w
+w.MIN_SHUFFLES = 0
+w.MIN_EFFICIENCY = 0.0
+'''
+
+SUBMISSIONS.update({
+    "correct_styles": {"group": "chaos", "replace": {"def block_sum": STYLE_BLOCK_SUM, "def warp_reduce": STYLE_WARP_REDUCE,
+                                   "def warp_scan": STYLE_WARP_SCAN,
+                                   "loop_answer =": 'loop_answer = {"kind": "xor", "offsets": np.array([1, 2, 4, 8, 16])}'},
+                       "scores": {}},
+    "lane0_serial_reduce": {"group": "serial_lanes", "replace": {"def warp_reduce": LANE0_REDUCE}, "scores": {"q2": 1}},
+    "lane0_serial_scan": {"group": "serial_lanes", "replace": {"def warp_scan": LANE0_SCAN}, "scores": {"q3": 1}},
+    # q1 was graded before the tampering cell ran; afterwards every hidden test refuses to grade
+    "tamper_warp_constants": {"replace": {"def warp_reduce": TAMPER_CONSTANTS},
+                              "scores": {"q1": 4, "q2": 1, "q3": 1, "q4": 0},
+                              "message": "gpulab.checks.warp.MIN_SHUFFLES was replaced"},
+})
