@@ -36,3 +36,7 @@ def describe():
 
 if _os.environ.get("GPULAB_QUIET") != "1":
     print(describe())
+
+# inside a Jupyter kernel: the book's figure style, SVG figures, widgets' starting states
+from . import show  # noqa: E402
+show.setup_notebook()
