@@ -3,8 +3,8 @@
 Host work is timed with ``time.perf_counter``. Kernels are timed two ways: on a GPU with CUDA
 events recorded around an asynchronous launch (placed on the host clock through a reference
 event; on an idle stream the first event is reached before the kernel is submitted, so a kernel
-interval then also holds the host's launch path), on the CPU simulator with host timers around ``gpulab.launch`` (the simulator runs the
-kernel on the host thread, so there host and kernel intervals coincide by construction).
+interval then also holds the host's launch path), on the CPU simulator with host timers around
+``gpulab.launch`` (the simulator runs the kernel on the host thread, so there host and kernel intervals coincide by construction).
 Gaps on the kernel lane are time the GPU had nothing to run: the host was the bottleneck.
 """
 from __future__ import annotations
@@ -14,8 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-__all__ = ["Interval", "Timeline", "median_time", "load_result", "from_records", "launch_costs",
-           "LAUNCH_COST_LABELS"]
+__all__ = ["Interval", "Timeline", "median_time", "load_result", "from_records"]
 
 
 @dataclass(frozen=True)
@@ -217,35 +216,3 @@ def from_records(records, backend: str = "sim") -> "Timeline":
     for r in records:
         tl.add(r["lane"], r["name"], float(r["start"]), float(r["end"]))
     return tl
-
-
-LAUNCH_COST_LABELS = {
-    "host_launch_s": "host launch cost: host time per asynchronous launch, enqueue only",
-    "gpu_kernel_s": "GPU time of one tiny kernel, queued behind a long kernel (events bracket GPU work only)",
-    "gpu_kernel_ncu_s": "GPU time of one tiny kernel launched alone, Nsight Compute's gpu__time_duration (median)",
-    "gpu_back_to_back_s": "GPU time per tiny kernel when many are queued back to back behind a long kernel",
-    "end_to_end_s": "end to end: host wall time of one launch plus synchronize",
-    "events_idle_stream_s": "events around one launch on an idle stream: holds the host launch path, not GPU time",
-}
-
-
-def launch_costs(res: dict | None, lib: str = "numba") -> dict:
-    """The launch-overhead figures of benchmarks/results/launch_overhead.json for ``lib``
-    ("numba" or "torch"), each under the key of :data:`LAUNCH_COST_LABELS` that says what it
-    measures; seconds, None where this file does not have it. Reads the labelled
-    ``launch_parts`` block and, for files written before it existed, the older ``numba_tiny`` /
-    ``torch_add_`` keys (host cost and the idle-stream events only)."""
-    if lib not in ("numba", "torch"):
-        raise ValueError(f"lib must be 'numba' or 'torch', got {lib!r}")
-    out = dict.fromkeys(LAUNCH_COST_LABELS)
-    if not res:
-        return out
-    parts = ((res.get("launch_parts") or {}).get(lib)) or {}
-    old = res.get("numba_tiny" if lib == "numba" else "torch_add_") or {}
-    out["host_launch_s"] = parts.get("host_launch_s", old.get("host_s_per_launch"))
-    out["gpu_kernel_s"] = parts.get("gpu_single_behind_long_s")
-    out["gpu_kernel_ncu_s"] = (parts.get("ncu_gpu_time_duration") or {}).get("gpu_time_duration_s_median")
-    out["gpu_back_to_back_s"] = parts.get("gpu_back_to_back_s")
-    out["end_to_end_s"] = parts.get("end_to_end_s")
-    out["events_idle_stream_s"] = parts.get("events_idle_stream_s", old.get("gpu_s_single_isolated"))
-    return out

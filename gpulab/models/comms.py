@@ -9,14 +9,13 @@ Yuan 2009) with the reduction arithmetic left out.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
     "Link", "LINKS", "ring_allreduce", "tree_allreduce", "allreduce", "bus_bandwidth",
-    "StepModel", "step_time", "scaling", "best_p", "measured_alpha_beta",
+    "StepModel", "step_time", "scaling", "best_p",
 ]
 
 GB = 1e9
@@ -155,30 +154,3 @@ def best_p(m: StepModel, p_max: int = 4096, mode: str = "strong") -> int:
     grows faster than compute shrinks)."""
     ps = np.arange(1, p_max + 1)
     return int(ps[np.argmax(scaling(m, ps, mode)["speedup"])])
-
-
-def measured_alpha_beta(res: dict | None) -> dict | None:
-    """alpha and B of the ring model as benchmarks/allreduce_alpha_beta.py measured them with NCCL
-    (``res`` is that JSON, e.g. ``gpulab.results.load("allreduce_alpha_beta")``): alpha from one
-    call between events (an upper bound), and where recorded from calls back to back and from a
-    CUDA graph; the peer-to-peer copy bandwidth (slower direction), the number of NVLinks
-    nvidia-smi reports between the GPUs, GPU count, device, NCCL version and date. None when this
-    copy has no measurement."""
-    if res is None:
-        return None
-    fit, env = res.get("fit") or {}, res.get("env") or {}
-    missing = [k for k in ("alpha_s", "bandwidth_Bps", "small_message_time_s") if k not in fit]
-    if missing or "gpus" not in env:
-        raise ValueError(f"allreduce_alpha_beta.json lacks {missing or ['env.gpus']}: re-run "
-                         "python benchmarks/allreduce_alpha_beta.py on a machine with 2+ GPUs")
-    p2p = res.get("p2p_copy") or {}
-    p2p_bw = [v["GBps"] * 1e9 for k, v in p2p.items() if isinstance(v, dict) and "GBps" in v]
-    links = re.search(r"\bNV(\d+)\b", res.get("topology") or "")
-    return {"alpha_s": float(fit["alpha_s"]), "bandwidth_Bps": float(fit["bandwidth_Bps"]),
-            "small_message_time_s": float(fit["small_message_time_s"]),
-            "alpha_back_to_back_s": fit.get("alpha_back_to_back_s"), "alpha_graph_s": fit.get("alpha_graph_s"),
-            "max_bus_bandwidth_Bps": fit.get("max_bus_bandwidth_Bps"), "p": int(env["gpus"]),
-            "p2p_copy_Bps": min(p2p_bw) if p2p_bw else None,
-            "nvlinks_between": int(links.group(1)) if links else None,
-            "device": env.get("device", "?"), "nccl": env.get("nccl", "?"),
-            "date": str(env.get("when_utc") or env.get("date_utc") or "?")[:10]}

@@ -183,42 +183,6 @@ def measured_label(res):
 KiB, MiB = 1 << 10, 1 << 20
 
 
-def latency_levels(res, l1_max=64 * KiB, l2_min=1 * MiB, dram_factor=16):
-    """The pointer-chase ladder of benchmarks/results/latency.json summarised per level.
-
-    Rows are assigned by working set against the L2 size the driver reported (``l2_bytes``):
-    L1 = at most ``l1_max``; L2 = from ``l2_min`` to half the L2 (the set stays resident);
-    DRAM = at least ``dram_factor`` x the L2 (nearly every load misses it). Sizes in between are
-    transitions and are left out. Returns ``{level: {"ns", "cycles", "sizes"}}`` (median over the
-    level's rows, with their ns_min and ns_max; cycles at the driver's maximum SM clock) for "L1",
-    "L2", "DRAM" and "shared",
-    a level without rows left out, plus "clock_GHz" and "l2_bytes"."""
-    if not res or "global" not in res:
-        raise ValueError("latency_levels needs the dict of benchmarks/results/latency.json "
-                         "(keys 'global', 'shared', 'max_sm_clock_GHz'); got "
-                         f"{type(res).__name__}: run python benchmarks/latency.py on a GPU")
-    env = res.get("environment") or {}
-    l2 = env.get("l2_bytes")
-    if not l2:
-        raise ValueError("latency.json records no l2_bytes in its environment block: cannot tell "
-                         "L2-resident working sets from DRAM ones; re-run benchmarks/latency.py")
-    clock = res.get("max_sm_clock_GHz")
-    bounds = {"L1": (0, l1_max), "L2": (l2_min, l2 // 2), "DRAM": (dram_factor * l2, float("inf"))}
-    out = {"clock_GHz": clock, "l2_bytes": l2}
-    for level, (lo, hi) in bounds.items():
-        rows = [r for r in res["global"] if lo <= r["working_set_bytes"] <= hi]
-        if rows:
-            ns = float(np.median([r["ns"] for r in rows]))
-            out[level] = {"ns": ns, "cycles": ns * clock if clock else None,
-                          "sizes": [r["working_set_bytes"] for r in rows],
-                          "ns_min": float(min(r["ns"] for r in rows)),
-                          "ns_max": float(max(r["ns"] for r in rows))}
-    sh = res.get("shared") or {}
-    if "ns" in sh:
-        out["shared"] = {"ns": sh["ns"], "cycles": sh["ns"] * clock if clock else None, "sizes": []}
-    return out
-
-
 def size_text(nbytes):
     """4096 -> '4 KiB', 3 << 20 -> '3 MiB', 1 << 30 -> '1 GiB' (binary units, as the benchmarks size sets)."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", MiB), ("KiB", KiB)):
@@ -226,31 +190,6 @@ def size_text(nbytes):
             v = nbytes / scale
             return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
     return f"{nbytes} B"
-
-
-def strided_rows(res):
-    """Per stride, from benchmarks/results/strided_copy.json (the same number of loads at every
-    stride): time per load, and where Nsight Compute's counts are recorded ("ncu" block), the
-    L1 sectors per request, the bytes the L2 served per load, the sectors the L2 missed per
-    sector requested, and the bytes HBM delivered per load (None where not recorded)."""
-    rows = (res or {}).get("rows")
-    n = (res or {}).get("n_loads")
-    if not rows or not n:
-        raise ValueError("strided_rows needs benchmarks/results/strided_copy.json's dict (keys "
-                         "'rows', 'n_loads'); run python benchmarks/strided_copy.py on a GPU")
-    ncu = {r["stride"]: r for r in ((res.get("ncu") or {}).get("rows") or [])}
-    out = []
-    for r in rows:
-        c = ncu.get(r["stride"], {})
-        req = c.get("lts__t_sectors_srcunit_tex_op_read.sum")
-        miss = c.get("lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum")
-        out.append({"stride": r["stride"], "time_s": r["time_s"], "span_bytes": r["span_bytes"],
-                    "ns_per_load": r["time_s"] * 1e9 / n,
-                    "l1_sectors_per_request": c.get("l1_sectors_per_request"),
-                    "l2_bytes_per_load": c.get("l2_bytes_read_per_load"),
-                    "l2_miss_per_requested_sector": miss / req if req and miss is not None else None,
-                    "dram_bytes_per_load": c.get("dram_bytes_read_per_load")})
-    return out
 
 
 SCOPES = [  # (execution scope, memory, who sees it, where it lives)
