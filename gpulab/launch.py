@@ -81,13 +81,20 @@ def resolve_backend(backend):
     return backend
 
 
+# The simulator's default time budget: an infinite loop ends in an error within 5 s on 2 cores.
+# The longest simulated launch in chapters 02-10 and the homework took 0.6 s here (measured with
+# GPULAB_LAUNCH_LOG, 2 cores, under load), so 4 s leaves a margin of six.
+DEFAULT_TIMEOUT_S = 4.0
+
+
 def launch(kernel, grid, block, *args, backend="auto", shared_bytes=0, trace=(0, 0),
-           max_steps=200_000, timeout_s=20.0):
+           max_steps=200_000, timeout_s=DEFAULT_TIMEOUT_S):
     """Launch ``kernel[grid, block](*args)`` on a backend and return a :class:`Report`.
 
     numpy arrays are updated in place on every backend. ``trace=(block, warp)`` picks the warp
-    whose active masks and memory addresses the report keeps. ``max_steps``/``timeout_s``
-    bound the simulator so an infinite loop ends in an error, not a hung notebook.
+    whose active masks and memory addresses the report keeps. ``max_steps`` (statements plus
+    loop iterations) and ``timeout_s`` (seconds of simulation, numba's typing not included)
+    bound the simulator so an infinite loop ends in an error naming the loop, not a hung notebook.
     """
     grid, block = dim3(grid, "grid"), dim3(block, "block")
     check_limits(grid, block, shared_bytes)

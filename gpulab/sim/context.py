@@ -28,12 +28,13 @@ class _IfFrame:
 
 
 class _LoopFrame:
-    __slots__ = ("saved", "saved_full", "live", "brk", "cont", "ifdepth")
+    __slots__ = ("saved", "saved_full", "live", "brk", "cont", "ifdepth", "line", "iterations")
 
-    def __init__(self, saved, saved_full, ifdepth):
+    def __init__(self, saved, saved_full, ifdepth, line):
         self.saved, self.saved_full, self.live = saved, saved_full, saved
         self.brk = self.cont = None
         self.ifdepth = ifdepth
+        self.line, self.iterations = line, 0
 
 
 class _FnFrame:
@@ -147,12 +148,16 @@ class Context:
         return bool(value)
 
     # -- statements ----------------------------------------------------------------------
-    def stmt(self, line):
-        self.line = line
+    def _tick(self):
+        """One more statement or loop iteration: stop a runaway kernel (clock read every 32)."""
         self.steps += 1
-        if self.steps > self.max_steps or (self.deadline and self.steps % 2048 == 0
+        if self.steps > self.max_steps or (self.deadline and not self.steps & 31
                                            and time.perf_counter() > self.deadline):
             self._budget_exceeded()
+
+    def stmt(self, line):
+        self.line = line
+        self._tick()
         mask = self.mask
         if self._count_cache[0] is mask:
             inst, thr = self._count_cache[1]
@@ -187,15 +192,25 @@ class Context:
         pl[name] = pl.get(name, 0) + value
 
     def _budget_exceeded(self):
-        lanes = np.flatnonzero(self.mask)
-        why = (f"it executed more than {self.max_steps:,} statements" if self.steps > self.max_steps
-               else f"it ran longer than {self.timeout_s} s")
+        why = (f"it executed more than {self.max_steps:,} statements and loop iterations"
+               if self.steps > self.max_steps else f"it ran longer than {self.timeout_s} s")
+        if self.loops:
+            # the loop that has iterated most without ending: an outer runaway loop, not the
+            # inner loop it happens to be in right now
+            lp = max(self.loops, key=lambda f: f.iterations)
+            lanes = np.flatnonzero(lp.live & self.alive) if lp.live.any() else np.flatnonzero(self.mask)
+            where = (f"The loop at line {lp.line} had run {lp.iterations:,} iterations and "
+                     f"never ended for {self.layout.describe(lanes)}.")
+            self.line = lp.line
+        else:
+            lanes = np.flatnonzero(self.mask)
+            where = f"Still running here: {self.layout.describe(lanes)}."
         self.error(errors.StepBudgetExceeded,
-                   f"The kernel was stopped because {why}: most likely an infinite loop. "
-                   f"Still running here: {self.layout.describe(lanes)}.",
+                   f"The kernel was stopped because {why}: most likely an infinite loop. {where}",
                    lanes=lanes,
-                   hint="check the loop's exit condition for these threads; if the kernel really "
-                        "needs more steps, pass max_steps=... (or timeout_s=...) to gpulab.launch.")
+                   hint="check the loop's exit condition for these threads (is the variable it "
+                        "tests updated in the loop body?); if the kernel really needs longer, pass "
+                        "timeout_s=... (or max_steps=...) to gpulab.launch.")
 
     # -- errors --------------------------------------------------------------------------
     def error(self, cls, message, lanes=(), hint=None):
@@ -328,10 +343,12 @@ class Context:
 
     # -- loops ---------------------------------------------------------------------------
     def loop_enter(self):
-        self.loops.append(_LoopFrame(self.mask, self.full, len(self.ifs)))
+        self.loops.append(_LoopFrame(self.mask, self.full, len(self.ifs), self.line))
 
     def _loop_begin_iteration(self):
         lp = self.loops[-1]
+        lp.iterations += 1
+        self._tick()
         del self.ifs[lp.ifdepth:]
         lp.cont = None
         fn = self.fns[-1]

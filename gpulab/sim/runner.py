@@ -146,7 +146,7 @@ def _wrap_args(ctx, args, names):
 
 
 def run(kernel, layout, args, *, shared_bytes=0, trace=(0, 0), max_steps=200_000,
-        timeout_s=20.0):
+        timeout_s=4.0):
     """Execute ``kernel`` over ``layout`` on the simulator; return the finished Context."""
     fn = python_function(kernel)
     if fn is None:
