@@ -4,7 +4,8 @@ Asserts, per page: it loads; figures load (every image decoded, naturalWidth > 0
 log no JavaScript errors and no failed requests; on chapter pages the widget state is embedded
 for every widget view and the Colab launch link is present. Requests to other hosts are blocked
 (`--host-resolver-rules`) so the result does not depend on the network: MathJax and the widget
-renderer come from CDNs and are not checked here. Keeps one screenshot, _build/artifacts/chapter01.png.
+renderer come from CDNs and are not checked here. Keeps one screenshot, _build/artifacts/chapter01.png,
+and a full-page screenshot of every page with its solutions opened (_build/artifacts/<page>.png).
 Skips with the reason when selenium, Chromium or chromedriver is missing (.ci/run installs them).
 """
 from __future__ import annotations
@@ -151,3 +152,70 @@ def test_chapter01_as_a_reader_sees_it(browser):
     shot = ARTIFACTS / "chapter01.png"
     drv.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000
+
+
+# --- issue 15: every page as a reader sees it, kept as screenshots; overflow; solution toggles ---
+
+def _artifact_name(page: str) -> str:
+    return page.replace("/", "__") + ".png"
+
+
+def _full_page_screenshot(drv, path):
+    """The whole page (not only the window), through the DevTools protocol."""
+    import base64
+
+    metrics = drv.execute_cdp_cmd("Page.getLayoutMetrics", {})
+    size = metrics.get("cssContentSize") or metrics["contentSize"]
+    shot = drv.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True, "fromSurface": True,
+        "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 30000),
+                 "scale": 1}})
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_screenshot_kept_and_nothing_overflows_the_column(browser, page):
+    """Open every solution, keep a full-page screenshot in _build/artifacts/, and find code
+    outputs and tables that scroll sideways (scrollWidth > clientWidth: cut off in print)."""
+    drv, base = browser
+    _open(drv, base, page)
+    drv.execute_script(
+        "document.querySelectorAll('.toggle-hidden > .admonition-title').forEach(t => t.click());"
+        "document.querySelectorAll('article details').forEach(d => { d.open = true; });")
+    time.sleep(0.3)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / _artifact_name(page)
+    _full_page_screenshot(drv, shot)
+    assert shot.stat().st_size > 5_000
+    wide = drv.execute_script(
+        "return Array.from(document.querySelectorAll('article .cell_output pre, article table'))"
+        ".filter(e => e.scrollWidth > e.clientWidth + 1 && e.offsetParent !== null)"
+        ".map(e => e.tagName + ' ' + e.scrollWidth + '>' + e.clientWidth + ': ' +"
+        " e.textContent.trim().slice(0, 60))")
+    assert not wide, f"{page}: wider than the column (scrolls sideways, cut in print): {wide}"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("chapters/")])
+def test_solution_title_click_opens_the_solution(browser, page):
+    """Clicking a closed solution's title shows the solution and stays where it is."""
+    drv, base = browser
+    _open(drv, base, page)
+    n = drv.execute_script("return document.querySelectorAll('.solution.dropdown').length")
+    if not n:
+        pytest.skip(f"{page} has no solution dropdown")
+    before = drv.current_url
+    result = drv.execute_script(
+        "const s = document.querySelector('.solution.dropdown');"
+        "const t = s.querySelector('.admonition-title');"
+        "const body = s.querySelector('section, p:not(.admonition-title)');"
+        "const hiddenBefore = body ? body.offsetParent === null : null;"
+        "t.click();"
+        "return [hiddenBefore, body ? body.offsetParent === null : null];")
+    time.sleep(0.3)
+    assert result[0] is True, f"{page}: the solution is not hidden before the click"
+    assert drv.current_url == before, f"{page}: clicking the title navigated to {drv.current_url}"
+    hidden_after = drv.execute_script(
+        "const s = document.querySelector('.solution.dropdown');"
+        "const b = s.querySelector('section, p:not(.admonition-title)');"
+        "return b ? b.offsetParent === null : null")
+    assert hidden_after is False, f"{page}: the solution did not open when its title was clicked"
