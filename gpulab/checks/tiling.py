@@ -111,8 +111,15 @@ def check_tiled_matmul(kernel, tile: int = 16, block=None, seed=None,
         want = a.astype(np.float64) @ b.astype(np.float64)       # only after the run
         bad = _mismatch(c, want, 1e-4, 1e-5 * k + 1e-5, case, "C")
         if bad is not None:
-            bad.message += (". Partial tiles at the edges must be filled with zeros, and each "
-                            "thread must cover C[row, col] with row from y and col from x")
+            if np.isnan(c).any():
+                bad.message += (". Some elements of C were never stored: every output needs a "
+                                "thread that writes it")
+            elif m % tile or k % tile or n % tile:
+                bad.message += (". Sizes here are not multiples of the tile: the parts of the "
+                                "A and B tiles past the edges must be filled with zeros")
+            else:
+                bad.message += (". Check which tile of A and of B each step loads, and that C[row, col] "
+                                "takes row from y and col from x")
             return bad
         if backend != "sim":
             continue
