@@ -159,17 +159,19 @@ def stall_shares(res: dict, top: int = 4, ax=None):
             if r not in reasons:
                 reasons.append(r)
     left = np.zeros(len(names))
+    palette = [c for i, c in enumerate(plt.cm.tab10.colors) if i != 7] + list(plt.cm.Set2.colors)  # no grey
     for j, r in enumerate(reasons + ["other"]):
         w = np.array([(1.0 - sum((kernels[k]["share_of_stalls"].get(x) or 0) for x in reasons
                                  if x != "selected")) if r == "other"
                       else (kernels[k]["share_of_stalls"].get(r) or 0) for k in names])
         w = np.clip(w, 0, None)
-        ax.barh(names, w, left=left, color="0.8" if r == "other" else f"C{j}", label=r.replace("_", " "))
+        color = "0.85" if r == "other" else palette[j % len(palette)]
+        ax.barh(names, w, left=left, color=color, label=r.replace("_", " "))
         left += w
     ax.set_yticks(range(len(names)), [f"{k}\n(built for {kernels[k]['built_for'].replace('_', ' ')})"
                                       for k in names], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of stall cycles per issued instruction (Nsight Compute warp state)")
-    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return ax
