@@ -44,9 +44,27 @@ def build_singlehtml(root: Path = ROOT) -> subprocess.CompletedProcess:
                           timeout=1800)
 
 
-def print_pdf(html_dir: Path, pdf: Path, chrome: str, page: str = "index.html",
-              budget_ms: int = 30000) -> subprocess.CompletedProcess:
-    """Serve ``html_dir`` on 127.0.0.1 and print ``page`` to ``pdf`` with headless Chromium."""
+def single_page(html_dir: Path, root: Path = ROOT) -> str:
+    """The single-page build writes the book at the root document's path (book/intro.html)
+    but links its assets relative to the build folder; a copy at the top makes them resolve.
+    Returns the copy's name."""
+    import yaml
+
+    root_doc = yaml.safe_load((root / "_toc.yml").read_text())["root"]
+    src = html_dir / f"{root_doc}.html"
+    if not src.exists():
+        raise FileNotFoundError(f"{src}: the single-page build wrote no page for the root "
+                                f"document {root_doc!r}")
+    dest = html_dir / "gpulab-book.html"
+    dest.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    return dest.name
+
+
+def print_pdf(html_dir: Path, pdf: Path, chrome: str, page: str | None = None,
+              budget_ms: int = 30000, root: Path = ROOT) -> subprocess.CompletedProcess:
+    """Serve ``html_dir`` on 127.0.0.1 and print ``page`` (default: the whole single-page
+    book) to ``pdf`` with headless Chromium."""
+    page = page or single_page(html_dir, root)
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *a):
