@@ -7,9 +7,13 @@ module holds what the homework's tests and the instructor's grading loop use aga
 - :func:`timed`: call a student's function with a time limit (raises :class:`TimeLimit`, an
   ordinary exception, so Otter records a failed test instead of losing the whole run);
 - :class:`GradingGuard`: an Otter plugin (named in each master's config) that puts a first cell
-  in front of the submission: a per-cell time limit and a snapshot of the grading code;
-- :func:`tamper_findings` / :func:`assert_untampered`: what the submission replaced in numpy,
-  gpulab, Otter or builtins since that snapshot (or defined in a notebook cell);
+  in front of the submission: a per-cell time limit, a per-test time limit
+  (:func:`install_test_time_limit`) and a snapshot of the grading code; it also grades with the
+  ``python3`` kernel whatever kernel the notebook was saved with;
+- :func:`tamper_findings` / :func:`assert_untampered`: what the submission replaced or changed in
+  place in numpy, gpulab, Otter or builtins since that snapshot (or defined in a notebook cell);
+- :func:`suspicious`: patterns for the instructor to read (patching, frame inspection, imports of
+  the checkers), listed in the grading CSV;
 - ``python -m gpulab.grading grade ...``: grade a folder of submissions with ``otter run``, one
   subprocess each with a whole-submission time limit, into a CSV.
 
@@ -45,7 +49,8 @@ EXPORT_CELL_FACTOR = 10
 #: seconds a whole submission may take in ``grade_folder`` (override: --timeout)
 DEFAULT_SUBMISSION_TIMEOUT = 900
 #: modules whose callables the tests rely on; replacing one of them is tampering
-SENSITIVE = ("numpy", "gpulab", "otter", "importlib", "builtins", "math", "signal", "inspect")
+SENSITIVE = ("numpy", "gpulab", "otter", "importlib", "builtins", "math", "signal", "inspect",
+             "random")
 #: changed by the notebook machinery itself, not by a submission
 _LEGIT_CHANGES = ("builtins.input", "builtins.raw_input", "builtins.get_ipython")
 #: Otter's last cell (runs every test); the cell time limit leaves it alone
@@ -66,6 +71,13 @@ class CellTimeLimit(BaseException):
 
 # ---- time limits ----------------------------------------------------------------------------
 
+def _unblock_alarm():
+    """Undo a submission's ``signal.pthread_sigmask(SIG_BLOCK, {SIGALRM})``, which would
+    silence every time limit from then on."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float, what: str = "the function"):
     """Raise :class:`TimeLimit` in the block after ``seconds`` (SIGALRM; only in the main
@@ -74,6 +86,7 @@ def time_limit(seconds: float, what: str = "the function"):
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
+    _unblock_alarm()
     outer_handler = signal.getsignal(signal.SIGALRM)
     outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
     start = time.monotonic()
@@ -139,7 +152,7 @@ def install_test_time_limit(seconds: float | None = None):
             try:
                 with time_limit(seconds, f"test {tc.name}"):
                     test_case.call_func(global_environment)
-            except Exception as e:
+            except (Exception, SystemExit) as e:     # sys.exit() in a student's function too
                 try:
                     detail = self._generate_error_message(e)
                 except Exception:       # a traceback of another shape (the limit hit outside)
@@ -173,6 +186,7 @@ def install_cell_time_limit(seconds: float | None = None):
 
     def pre(info=None):
         src = getattr(info, "raw_cell", "") or ""
+        _unblock_alarm()
         signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL,
                          seconds * EXPORT_CELL_FACTOR if _EXPORT_MARK in src else seconds)

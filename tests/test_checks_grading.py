@@ -364,3 +364,46 @@ def test_checks_draw_new_inputs_on_every_call():
     finally:
         gpulab.launch = real
     assert len(set(args)) > 3, args
+
+
+def _shortening(right):
+    """A hostile function: answer the first case right (``right`` is the model), then empty the
+    check's list of cases through the caller's frame, so that the loop would end there; every
+    later call answers 0."""
+    calls = []
+
+    def fn(*args):
+        calls.append(args)
+        if len(calls) > 1:
+            return 0
+        fr = sys._getframe(1)
+        while fr is not None:
+            cases = fr.f_locals.get("cases")
+            if hasattr(cases, "clear"):
+                cases.clear()
+            fr = fr.f_back
+        return right(*args)
+
+    return fn
+
+
+def _warps_needed(bw, L, n_sm, b):
+    from gpulab.models import latency as lat
+    return lat.warps_needed(bw, L, n_sm, b)
+
+
+def _register_blocks(t, r):
+    from gpulab.models import occupancy as occ
+    return occ.occupancy(t, r, 0, "sm_90").limits["registers"]
+
+
+@pytest.mark.parametrize("check,right", [
+    (amdahl.check_speedup, A.speedup),
+    (amdahl.check_estimate_f, lambda p1, t1, p2, t2: A.fit_times([p1, p2], [t1, t2]).f),
+    (vector.check_blocks_for, lambda n, b: -(-n // b)),
+    (occupancy.check_register_limit, _register_blocks),
+    (latency.check_warps_needed, _warps_needed),
+])
+def test_a_function_cannot_shorten_the_list_of_cases(check, right):
+    res = check(_shortening(right))
+    assert not res, res.message

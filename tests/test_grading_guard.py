@@ -184,3 +184,40 @@ def test_time_limits_nest():
         with grading.time_limit(0.3, "outer"):
             grading.timed(spin, 10)()
     assert time.monotonic() - t0 < 3
+
+
+EXITING_TESTS = HANGING_TESTS.replace("float(p_answer)", "raise SystemExit(0)")
+
+
+def test_sys_exit_in_a_test_fails_that_test_alone(monkeypatch):
+    from otter.test_files import exception_test as et
+
+    monkeypatch.setattr(et.ExceptionTestFile, "run", et.ExceptionTestFile.run)
+    grading.install_test_time_limit(5)
+    tf = et.ExceptionTestFile.from_string(EXITING_TESTS, path="q9.py")
+    tf.run({"p_answer": 1, "other": 1})
+    assert [r.passed for r in tf.test_case_results] == [False, True]
+
+
+def test_a_blocked_alarm_signal_does_not_silence_the_limit():
+    import signal
+
+    def spin():
+        while True:
+            pass
+
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(grading.TimeLimit):
+            grading.timed(spin, 0.3)()
+        assert time.monotonic() - t0 < 3
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+
+
+def test_replacing_random_is_found(fresh_snapshot):
+    import random
+
+    fresh_snapshot.setattr(random, "Random", lambda seed=None: random.Random(0))
+    assert "random.Random was replaced" in grading.tamper_findings(limit=0)

@@ -23,7 +23,8 @@ def _cases(seed: int = 1):
 def check_warps_needed(fn) -> CheckResult:
     """Compare a reader's warps_needed(bandwidth, latency, n_sm, bytes_per_request) with the
     model on fixed and random cases; say which case failed and how."""
-    for bw, L, n_sm, b in _cases():
+    cases = tuple(_cases())  # a tuple: a function that reaches this frame cannot shorten it
+    for bw, L, n_sm, b in cases:
         try:
             got = fn(bw, L, n_sm, b)
         except Exception as e:  # the reader's code raised
@@ -43,4 +44,4 @@ def check_warps_needed(fn) -> CheckResult:
                 hint = " (did you forget to divide by the number of SMs?)"
             return CheckResult(False, f"for bandwidth={bw:.3g} B/s, latency={L:.3g} s, {n_sm} SMs, "
                                       f"{b} B per request: expected {want}, got {got}{hint}")
-    return CheckResult(True, f"correct on {len(_cases())} cases")
+    return CheckResult(True, f"correct on {len(cases)} cases")

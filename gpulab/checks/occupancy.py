@@ -28,7 +28,7 @@ def check_register_limit(fn, seed=None) -> CheckResult:
     """Compare a reader's ``register_blocks(threads, registers)`` (sm_90) with the calculator's
     register limit on fixed and fresh random configurations; when wrong, say which case and
     which rule was probably missed."""
-    cases = _register_cases(seed)
+    cases = tuple(_register_cases(seed))  # a tuple: a function that reaches this frame cannot shorten it
     for t, r in cases:
         try:
             got = fn(t, r)

@@ -40,6 +40,7 @@ def check_blocks_for(fn, seed=None) -> CheckResult:
     cases = [(1, 32), (32, 32), (33, 32), (256, 128), (1000, 256), (1, 1024), (1025, 1024)]
     cases += [(int(rng.integers(1, 10**7)), int(rng.choice([32, 64, 96, 128, 256, 1024])))
               for _ in range(30)]
+    cases = tuple(cases)  # a tuple: a function that reaches this frame cannot shorten it
     for n, b in cases:
         try:
             got = fn(n, b)
