@@ -331,6 +331,26 @@ def scale_ok(out, a, factor):
         out[r, c] = factor * a[r, c]
 
 
+@cuda.jit
+def row_sums_guard_64(out, a):
+    tile = cuda.shared.array((TILE, PADDED), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row0 = cuda.blockIdx.x * TILE
+    tile[ty, tx] = a[row0 + ty, tx] if row0 + ty < 64 else 0.0       # hard-coded size
+    cuda.syncthreads()
+    if ty == 0:
+        s = float32(0.0)
+        for k in range(TILE):
+            s += tile[tx, k]
+        if row0 + tx < 64:
+            out[row0 + tx] = s
+
+
+def test_row_sums_catches_a_hard_coded_size_every_time():
+    for _ in range(5):
+        assert not shared.check_row_sums(row_sums_guard_64)
+
+
 def test_scale_catches_a_hard_coded_size():
     assert memory.check_scale(scale_ok)
     assert not memory.check_scale(scale_guard_64)

@@ -34,14 +34,15 @@ def check_float64_padding(answer) -> CheckResult:
 
 
 def check_row_sums(kernel, backend="sim", seed=None) -> CheckResult:
-    """Exercise: row_sums(out, a) for a (n, 32) float32 matrix, launched with grid
-    (ceil(n/32),) and block (32, 32), for n = 64 and a random n (new random data on every call
-    unless ``seed`` is given). Passes if the sums are right and every shared-memory load *and*
-    store instruction takes the ideal number of wavefronts (no bank conflicts either way)."""
+    """Exercise: row_sums(out, a) for a (n, 32) float32 matrix, launched with grid (ceil(n/32),)
+    and block (32, 32), for n = 64 and a random n that is not a multiple of 32 (new random data
+    on every call unless ``seed`` is given). Passes if the sums are right and every shared-memory
+    load *and* store instruction takes the ideal number of wavefronts (no bank conflicts)."""
     import gpulab
 
     rng = np.random.default_rng(seed)
-    sizes = [64, int(rng.integers(33, 200))]
+    extra = int(rng.integers(33, 200))
+    sizes = [64, extra + 1 if extra % 32 == 0 else extra]    # the second ends in a partial tile
     for n in sizes:
         a = rng.random((n, 32), dtype=np.float32)
         out = np.full(n, np.nan, np.float32)
