@@ -29,16 +29,21 @@ SUBMISSIONS = {
 
 # ---- written as a class would (issue 14) -----------------------------------------------------
 
-# an eagerly compiled kernel that selects by arithmetic; numpy integers; a percentage
+# an eagerly compiled kernel calling an eagerly compiled device function that selects by
+# arithmetic; numpy integers; a percentage
 STYLE_PARITY = '''
 from numba import float32      # before the kernel: an explicit signature compiles at once
+
+@cuda.jit("float32(float32, int64)", device=True)
+def parity_value(v, i):
+    odd = float32(i % 2)
+    return (float32(1.0) - odd) * (float32(2.0) * v) + odd * (v + float32(1.0))
 
 @cuda.jit("void(float32[:], float32[:])")
 def parity_scale(out, x):
     i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
     if i < out.shape[0]:
-        odd = float32(i % 2)
-        out[i] = (float32(1.0) - odd) * (float32(2.0) * x[i]) + odd * (x[i] + float32(1.0))
+        out[i] = parity_value(x[i], i)
 '''
 
 STYLE_REGISTERS = '''
