@@ -56,6 +56,10 @@ class SharedMemoryRace(KernelError):
     """Two warps touch the same shared-memory element, one of them writing, with no barrier between."""
 
 
+class GlobalMemoryRace(KernelError):
+    """Two blocks of one launch touch a global element in an order-dependent way (globalrace.py)."""
+
+
 class UninitializedRead(KernelError):
     """A read of shared memory no thread of the block has written (compute-sanitizer initcheck)."""
 

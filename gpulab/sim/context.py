@@ -98,6 +98,7 @@ class Context:
         self.intrinsics = {}
         self.benign_races = {}      # line -> same-value conflicting accesses (not hazards)
         self.barrier_epoch = np.zeros(layout.blocks, dtype=np.int64)
+        self.fences = np.zeros(layout.blocks, dtype=np.int64)   # cuda.threadfence() per block
         self.printed = 0
 
     # -- masks ---------------------------------------------------------------------------

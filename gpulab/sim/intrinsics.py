@@ -40,7 +40,8 @@ class _Shared:
     def __init__(self, sim):
         self._sim = sim
 
-    def array(self, shape, dtype):
+    def array(self, shape, dtype, alignment=None):
+        # alignment (bytes) matters only to the compiler (vector loads); numpy arrays suffice here
         self._sim._tally("shared.array")
         return self._sim._shared(shape, dtype)
 
@@ -273,9 +274,17 @@ class SimCuda:
         return self._block_reduce(pred, "or")
 
     def threadfence(self):
-        pass
+        """Device-scope fence: what this block stored before it is visible to other blocks."""
+        ctx = self.ctx
+        hit = np.zeros(ctx.layout.blocks, dtype=bool)
+        hit[ctx.layout.block_of[ctx.mask]] = True
+        ctx.fences[hit] += 1
 
-    threadfence_block = threadfence_system = threadfence
+    def threadfence_system(self):
+        self.threadfence()
+
+    def threadfence_block(self):
+        """Block-scope fence: orders nothing between blocks (warps run in lockstep here)."""
 
     # -- warp intrinsics ----------------------------------------------------------------------
     def _members(self, mask_value, name):

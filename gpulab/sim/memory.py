@@ -3,11 +3,14 @@
 Each proxy takes per-lane indices, checks them for the active lanes (negative ones too),
 gathers or scatters only for those lanes, and reports every warp-level access to the
 counters (``metrics.py`` holds the rules). Shared memory also keeps a shadow of who last
-wrote and read each element in the current barrier interval, to find races between warps.
+wrote and read each element in the current barrier interval, to find races between warps, and
+of which bytes were ever written, to find reads of uninitialised shared memory; global memory
+keeps one of which blocks stored, loaded and updated each element (``globalrace.py``).
 """
 import numpy as np
 
 from .. import errors, metrics
+from .globalrace import GlobalShadow
 from .layout import WARP
 
 ALLOC_ALIGN = 256           # cudaMalloc aligns allocations to at least 256 bytes
@@ -317,6 +320,30 @@ class GlobalArray(ArrayProxy):
     def __init__(self, ctx, data, name, base):
         super().__init__(ctx, data, name)
         self.base = base
+        # races between blocks (gpulab/sim/globalrace.py); one block cannot race another
+        self._races = GlobalShadow(self) if ctx.layout.blocks > 1 else None
+
+    def _lanes_elements(self, idx):
+        ctx = self.ctx
+        lanes = np.flatnonzero(ctx.mask)
+        el = np.broadcast_to(self._flat_elements(idx), ctx.mask.shape)[lanes]
+        return lanes, ctx.layout.block_of[lanes], el
+
+    def _check_races(self, op, idx, value):
+        lanes, blk, el = self._lanes_elements(idx)
+        if not len(lanes):
+            return
+        if op == "ld":
+            self._races.load(lanes, blk, el)
+        else:
+            old = self._data[tuple(np.broadcast_to(i, self.ctx.mask.shape)[lanes] for i in idx)]
+            self._races.store(lanes, blk, el, self._lane_values(value, lanes), old)
+
+    def _atomic_access(self, res):
+        if self._races is not None:
+            lanes, blk, el = self._lanes_elements(res)
+            if len(lanes):
+                self._races.atomic(lanes, blk, el)
 
     def _byte_addresses(self, idx):
         off = 0
@@ -339,6 +366,8 @@ class GlobalArray(ArrayProxy):
             ctx.accesses.append({"line": ctx.line, "array": self.name, "space": "global", "op": op,
                                  "addresses": np.where(m2[tw], a2[tw], -1), "mask": m2[tw].copy(),
                                  "size": size, "sectors": int(sectors[tw])})
+        if self._races is not None:
+            self._check_races(op, idx, value)
 
 
 class ConstArray(ArrayProxy):
