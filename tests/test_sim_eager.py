@@ -131,3 +131,21 @@ def test_fresh_process_signature_before_import_is_numbas_error(tmp_path):
     """Documented limit: before ``import gpulab`` numba's own decorator needs a driver."""
     res = _run(tmp_path, "", "import gpulab")
     assert res.returncode != 0 and "CudaSupportError" in res.stderr
+
+
+@cuda.jit("float32(float32)", device=True)
+def third32(v):
+    return v / 3.0                     # float64 arithmetic, then the declared float32 result
+
+
+@cuda.jit
+def uses_third32(out, x):
+    i = cuda.grid(1)
+    out[i] = third32(x[i])
+
+
+def test_device_function_signature_converts_arguments_and_result():
+    x = np.full(32, 1.0, np.float64)
+    out = np.zeros(32, np.float64)
+    gpulab.launch(uses_third32, 1, 32, out, x)
+    assert out[0] == np.float64(np.float32(1.0 / 3.0)) and out[0] != 1.0 / 3.0

@@ -124,3 +124,17 @@ def convert_scalars(values, argtypes):
             v = as_dtype(t).type(v)
         out.append(v)
     return out
+
+
+def declared_device_signature(disp):
+    """(argument dtypes, return dtype) of a device function compiled for one declared signature,
+    None otherwise; scalar types only (None in a slot: leave that argument alone)."""
+    if getattr(disp, "_can_compile", True) or len(getattr(disp, "overloads", {})) != 1:
+        return None
+    from numba.cuda import types
+    from numba.np.numpy_support import as_dtype
+    argtypes, cres = next(iter(disp.overloads.items()))
+
+    def dt(t):
+        return as_dtype(t) if isinstance(t, (types.Number, types.Boolean)) else None
+    return [dt(t) for t in argtypes], dt(cres.signature.return_type)

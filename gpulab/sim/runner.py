@@ -99,20 +99,35 @@ class _Launch:
         if t is not None:
             return t
         if _is_jitted(value):
-            return _LazyDevice(self, python_function(value))
+            return _LazyDevice(self, python_function(value), eager.declared_device_signature(value))
         return value
 
 
 class _LazyDevice:
     """A device function, rewritten the first time the kernel calls it."""
 
-    def __init__(self, launch, fn):
+    def __init__(self, launch, fn, signature=None):
         self.launch, self.fn, self.built = launch, fn, None
+        self.signature = signature          # (argument dtypes, return dtype) when declared
 
     def __call__(self, *args):
         if self.built is None:
             self.built = self.launch.build(self.fn)
-        return self.built(*args)
+        if self.signature is None:
+            return self.built(*args)
+        # declared "float32(float32)": numba converts the arguments and the result
+        arg_dtypes, ret_dtype = self.signature
+        args = [a if dt is None else _cast(a, dt) for a, dt in zip(args, arg_dtypes)]
+        out = self.built(*args)
+        return out if ret_dtype is None or out is None else _cast(out, ret_dtype)
+
+
+def _cast(value, dtype):
+    if isinstance(value, np.ndarray):
+        return value.astype(dtype, copy=False)
+    if isinstance(value, (int, float, bool, np.generic)):
+        return dtype.type(value)
+    return value
 
 
 def _wrap_args(ctx, args, names):
