@@ -36,8 +36,13 @@ def test_seed_examples():
 def test_loop_efficiency_bounds_and_sorting(trips):
     e = md.loop_efficiency(trips)
     assert 0 <= e <= 1
-    assert md.loop_efficiency(sorted(trips)) >= e - 1e-12
-    assert md.loop_iterations_issued(sorted(trips)) <= md.loop_iterations_issued(trips)
+    # longest first fills whole warps with the long items and leaves the short ones for a
+    # partial last warp: never worse. Ascending order is as good only without a partial warp
+    # (otherwise the longest items land in the padded last warp).
+    assert md.loop_efficiency(sorted(trips, reverse=True)) >= e - 1e-12
+    if len(trips) % 32 == 0:
+        assert md.loop_efficiency(sorted(trips)) >= e - 1e-12
+    assert md.loop_iterations_issued(sorted(trips, reverse=True)) <= md.loop_iterations_issued(trips)
     if len(set(trips)) == 1 and trips[0] > 0 and len(trips) % 32 == 0:
         assert e == 1.0
 
@@ -181,3 +186,44 @@ def test_explorers_draw_without_error():
     sx = shape_explorer(ns, name="shape", draw=True, width=12, height=9, block=(4, 8))
     sx.bx.value = 8
     assert ns["shape"]["block"] == (8, 8)
+
+
+def _timings(equal: bool):
+    rows = []
+    for iters in (64, 256):
+        for m in ("divergent", "uniform"):
+            for p in (1, 2, 32):
+                r = {"iters": iters, "mode": m, "paths": p,
+                     "ms_median": (0.1 * p + 0.02) if m == "divergent" else 0.12}
+                if equal:
+                    r["sum_Tp_prediction"] = p if m == "divergent" else 1
+                rows.append(r)
+    data = {"rows": rows}
+    if equal:
+        data["tests_per_path"] = 5
+    return data
+
+
+def test_path_comparison_predicts_P_only_for_equal_paths():
+    cmp = md.path_comparison(_timings(equal=True))
+    assert set(cmp) == {64, 256}
+    c = cmp[64]
+    assert c["paths"] == 32 and c["predicted"] == 32
+    assert c["divergent"] == pytest.approx((0.1 * 32 + 0.02) / 0.12)
+    assert c["uniform"] == pytest.approx(1.0)
+    assert c["ncu"] is None                              # no Nsight Compute block recorded
+    data = _timings(equal=True)
+    data["ncu"] = {"rows": [{"iters": 64, "mode": "divergent", "paths": p,
+                             "gpu__time_duration.sum": 100.0 * p, "smsp__inst_executed.sum": 10.0 + 30 * p,
+                             "smsp__thread_inst_executed_per_inst_executed.ratio": 32.0 / p,
+                             "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio": 30.0 / p}
+                            for p in (1, 32)]}
+    n = md.path_comparison(data)[64]["ncu"]
+    assert n["time"] == pytest.approx(32) and n["inst"] == pytest.approx(970 / 40)
+    assert (n["active_1"], n["pred_on_1"], n["active_P"]) == (32.0, 30.0, 1.0)
+    assert md.path_comparison(data)[256]["ncu"] is None   # profiled at 64 iterations only
+    # a file whose paths are not declared equal gets no P-fold prediction
+    assert md.path_comparison(_timings(equal=False))[64]["predicted"] is None
+    assert not md.equal_length_paths(_timings(equal=False))
+    with pytest.raises(ValueError, match="divergence_paths"):
+        md.path_comparison({})

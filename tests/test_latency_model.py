@@ -125,3 +125,44 @@ def test_plots_draw_their_curves():
     fig = lp.bandwidth_vs_warps(sizes=(4, 16))
     y = fig.axes[0].get_lines()[0].get_ydata()
     assert max(y) <= lat.H200.bandwidth / 1e12 + 1e-12 and y[0] < y[-1]
+
+
+def test_max_hidden_latency_is_the_edge_of_full_utilization():
+    for W, C in [(16, 20), (4, 7), (1, 5)]:
+        L = lat.max_hidden_latency(W, C)
+        assert lat.utilization(W, C, L) == 1.0
+        assert lat.utilization(W, C, L + 1) < 1.0
+        assert lat.warps_to_hide(C, L) <= W
+    with pytest.raises(ValueError):
+        lat.max_hidden_latency(0, 20)
+
+
+def test_max_latency_covered_inverts_warps_needed():
+    L = lat.max_latency_covered(64, 128, 132, 4.8e12)
+    assert L == pytest.approx(64 * 128 * 132 / 4.8e12)
+    assert lat.warps_needed(4.8e12, L * 0.999, 132, 128) <= 64
+    assert lat.warps_needed(4.8e12, L * 1.01, 132, 128) > 64
+
+
+def _chase(sizes_ns, l2=60 << 20, ghz=2.0):
+    return {"environment": {"l2_bytes": l2}, "max_sm_clock_GHz": ghz,
+            "global": [{"working_set_bytes": s, "ns": ns} for s, ns in sizes_ns]}
+
+
+def test_ladder_levels_picks_rows_inside_each_level():
+    MiB, GiB = 1 << 20, 1 << 30
+    chase = _chase([(16 << 10, 30), (64 << 10, 34), (512 << 10, 90), (8 * MiB, 150),
+                    (16 * MiB, 160), (64 * MiB, 250), (1 * GiB, 340), (2 * GiB, 350),
+                    (4 * GiB, 370)])
+    lv = lat.ladder_levels(chase)
+    assert lv["L1"]["ns"] == 32 and lv["L1"]["working_sets"] == [16 << 10, 64 << 10]
+    assert lv["L2"]["ns"] == 155 and lv["L2"]["cycles"] == 310   # 512 KiB and 64 MiB straddle levels
+    assert lv["DRAM"]["ns"] == 350 and lv["DRAM"]["working_sets"] == [GiB, 2 * GiB, 4 * GiB]
+
+
+def test_ladder_levels_refuses_files_it_cannot_read():
+    with pytest.raises(ValueError, match="global"):
+        lat.ladder_levels({"shared": {}})
+    with pytest.raises(ValueError, match="l2_bytes"):
+        lat.ladder_levels({"global": [{"working_set_bytes": 1, "ns": 1}]})
+    assert "DRAM" not in lat.ladder_levels(_chase([(8 << 10, 30)]))

@@ -207,3 +207,37 @@ def test_8kb_blocks_fill_the_shared_memory(arch, blocks):
     # sm_90 228 / 9 = 25. Block and warp slots allow more on every architecture.
     o = occupancy(64, 16, 8 * KB, arch)
     assert o.blocks_per_sm == blocks and o.limiter == "shared memory"
+
+
+def test_max_registers_for_is_the_launch_bounds_cap():
+    from gpulab.models.occupancy import max_registers_for, occupancy
+    # __launch_bounds__(256) alone: one 256-thread block may use the whole register file, so the
+    # cap is the per-thread maximum and changes nothing
+    assert max_registers_for(256, 1) == 255
+    assert max_registers_for(1024, 1) == 64            # 65,536 / 1,024
+    for blocks in (2, 3, 4, 8):
+        r = max_registers_for(256, blocks)
+        assert occupancy(256, r, 0, "sm_90").limits["registers"] >= blocks
+        assert occupancy(256, r + 1, 0, "sm_90").limits["registers"] < blocks
+    assert max_registers_for(256, 4) == 64
+    with pytest.raises(ValueError):
+        max_registers_for(0, 1)
+
+
+def test_waves_reports_the_partial_last_wave():
+    w = waves(1162, 8, 132)
+    assert w["last_wave_blocks"] == 1162 - 1056 and w["rounds"] == 2
+    assert waves(1056, 8, 132)["last_wave_blocks"] == 1056
+
+
+def test_verification_merges_driver_and_header_checks():
+    from gpulab.models.occupancy import verification
+    drv = {"arch": "sm_90", "device": "GPU X",
+           "summary": {"default": {"configurations": 10, "match": 10},
+                       "opt-in": {"configurations": 3, "match": 2}}}
+    hdr = {"per_arch": {"sm_80": {"cases": 7, "agree": 7}, "sm_90": {"cases": 5, "agree": 5}}}
+    v = verification(drv, hdr)
+    assert list(v) == ["sm_80", "sm_90"]
+    assert v["sm_90"]["driver"] == {"cases": 13, "agree": 12, "device": "GPU X"}
+    assert "driver" not in v["sm_80"] and v["sm_80"]["header"] == {"cases": 7, "agree": 7}
+    assert verification(None, None) == {}

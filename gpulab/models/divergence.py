@@ -98,3 +98,54 @@ def describe_path_timings(data: dict | None) -> str:
                 f"P={r['paths']}: x{r['ratio_to_1_path']:.1f}" for r in rs)
                 + f"   (1 path: {rs[0]['ms_median']:.3f} ms)")
     return "\n".join(lines)
+
+
+def equal_length_paths(data: dict) -> bool:
+    """True when a divergence_paths.json declares paths of equal length (the balanced-tree
+    benchmark records ``tests_per_path`` and a per-row ``sum_Tp_prediction``)."""
+    rows = data.get("rows", [])
+    return "tests_per_path" in data and bool(rows) and all("sum_Tp_prediction" in r for r in rows)
+
+
+def path_comparison(data: dict) -> dict:
+    """Measured time ratio at the largest P against T_warp = sum of T_p, per body length.
+
+    Returns {iters: {"paths", "divergent", "uniform", "predicted"}}: the ratios time(P) / time(1)
+    of the divergent and warp-uniform modes at the largest P, and the model's ratio, which is P
+    only when every path has the same length (``predicted`` is None otherwise: with unequal
+    paths sum_p T_p is not P times one path)."""
+    if not data or not data.get("rows"):
+        raise ValueError("no divergence timings: expected the JSON written by "
+                         "benchmarks/divergence_paths.py on a GPU")
+    equal = equal_length_paths(data)
+    out = {}
+    for iters in sorted({r["iters"] for r in data["rows"]}):
+        by = {(r["mode"], r["paths"]): r for r in data["rows"] if r["iters"] == iters}
+        pmax = max(p for m, p in by if m == "divergent")
+
+        def ratio(mode):
+            if (mode, pmax) not in by or (mode, 1) not in by:
+                return None
+            return by[(mode, pmax)]["ms_median"] / by[(mode, 1)]["ms_median"]
+
+        pred = by[("divergent", pmax)].get("sum_Tp_prediction") if equal else None
+        out[iters] = {"paths": pmax, "divergent": ratio("divergent"), "uniform": ratio("uniform"),
+                      "predicted": pred, "ncu": _ncu_ratios(data, iters, pmax)}
+    return out
+
+
+def _ncu_ratios(data: dict, iters: int, paths: int) -> dict | None:
+    """Nsight Compute's view of the divergent kernel at 1 and ``paths`` paths, when recorded:
+    kernel duration and warp instructions relative to 1 path, and active / predicated-on
+    threads per warp instruction at both ends."""
+    rows = (data.get("ncu") or {}).get("rows") or []
+    by = {r["paths"]: r for r in rows if r.get("iters") == iters and r.get("mode") == "divergent"}
+    if 1 not in by or paths not in by:
+        return None
+    one, many = by[1], by[paths]
+    act, on = ("smsp__thread_inst_executed_per_inst_executed.ratio",
+               "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio")
+    return {"time": many["gpu__time_duration.sum"] / one["gpu__time_duration.sum"],
+            "inst": many["smsp__inst_executed.sum"] / one["smsp__inst_executed.sum"],
+            "active_1": one.get(act), "pred_on_1": one.get(on),
+            "active_P": many.get(act), "pred_on_P": many.get(on)}

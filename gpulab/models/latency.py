@@ -6,6 +6,7 @@ closed form for latency hiding (the tests compare the two).
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
 WARP_SIZE = 32
@@ -139,3 +140,52 @@ def crossover_nlogn(workers: float) -> float:
         else:
             hi = mid
     return hi
+
+
+def max_hidden_latency(warps: int, compute_cycles: float) -> float:
+    """Longest latency (cycles) that `warps` warps with `compute_cycles` of independent work
+    each between waits hide completely on one scheduler: W·C >= C + L  <=>  L <= (W - 1)·C."""
+    if warps < 1 or compute_cycles <= 0:
+        raise ValueError("need warps >= 1 and compute_cycles > 0")
+    return (warps - 1) * compute_cycles
+
+
+def max_latency_covered(warps_per_sm: float, bytes_per_warp: float, n_sm: int,
+                        bandwidth: float) -> float:
+    """Longest latency (s) at which `warps_per_sm` warps per SM, each with `bytes_per_warp`
+    bytes in flight, still sustain `bandwidth`: Little's law solved for L."""
+    if bandwidth <= 0:
+        raise ValueError("bandwidth must be positive")
+    return warps_per_sm * bytes_per_warp * n_sm / bandwidth
+
+
+def ladder_levels(chase: dict, l1_max_bytes: int = 64 * 1024, l2_fraction: float = 0.5,
+                  dram_factor: int = 16) -> dict:
+    """The L1, L2 and DRAM rungs of a pointer-chase ladder (benchmarks/results/latency.json).
+
+    A rung is the median ns (and cycles at the recorded maximum clock) over the working sets
+    that lie clearly inside that level: at most `l1_max_bytes` for L1; from 2 MiB to
+    `l2_fraction` of the recorded L2 size for L2; at least `dram_factor` times the L2 size for
+    DRAM. Sizes near a capacity are left out because there the chase mixes two levels. Returns
+    {level: {"ns", "cycles", "working_sets"}} for the levels the file has rows for."""
+    rows = chase.get("global") if isinstance(chase, dict) else None
+    if not rows:
+        raise ValueError("not a pointer-chase result: no 'global' rows (expected the JSON "
+                         "written by benchmarks/latency.py)")
+    env = chase.get("environment", {})
+    l2 = env.get("l2_bytes")
+    if not l2:
+        raise ValueError("the latency result records no L2 size (environment.l2_bytes); "
+                         "re-run benchmarks/latency.py")
+    ghz = chase.get("max_sm_clock_GHz")
+    bands = {"L1": (0, l1_max_bytes), "L2": (2 << 20, l2 * l2_fraction),
+             "DRAM": (dram_factor * l2, float("inf"))}
+    out = {}
+    for level, (lo, hi) in bands.items():
+        sel = [r for r in rows if lo <= r["working_set_bytes"] <= hi]
+        if not sel:
+            continue
+        ns = float(statistics.median(r["ns"] for r in sel))
+        out[level] = {"ns": ns, "cycles": ns * ghz if ghz else None,
+                      "working_sets": [r["working_set_bytes"] for r in sel]}
+    return out

@@ -252,10 +252,12 @@ def naive_register_warps(registers_per_thread: int, registers_per_sm: int = 64 *
 
 
 def waves(grid_blocks: int, blocks_per_sm: int, num_sms: int) -> dict:
-    """Tail effect: how many waves a grid takes and how busy the SMs are over the whole launch.
+    """Tail effect: how many waves a grid takes and what share of the block slots it fills.
 
-    Assumes every block takes the same time; the last wave has ``grid mod (blocks_per_sm * SMs)``
-    blocks, so a grid of 1.1 waves keeps the machine ~55% busy on average.
+    ``utilization`` is the share of (block slot x round) pairs that hold a block, assuming every
+    block takes the same time: a grid of 1.1 waves fills ~55% of them. It counts slots, not SMs:
+    the ``last_wave_blocks`` of a partial round may spread over many SMs and, alone there, often
+    run faster than in a full wave, so the time lost is usually smaller.
     """
     per_wave = blocks_per_sm * num_sms
     if per_wave <= 0:
@@ -263,6 +265,7 @@ def waves(grid_blocks: int, blocks_per_sm: int, num_sms: int) -> dict:
     n_waves = math.ceil(grid_blocks / per_wave)
     return {"blocks_per_wave": per_wave, "waves": grid_blocks / per_wave,
             "full_waves": grid_blocks // per_wave, "rounds": n_waves,
+            "last_wave_blocks": grid_blocks - (n_waves - 1) * per_wave,
             "utilization": grid_blocks / (n_waves * per_wave)}
 
 
@@ -329,8 +332,9 @@ def describe_driver_check(data: dict | None) -> str:
                          f"({s['distinct_register_counts']} register counts)")
     for key, val in data.get("device_limits_vs_gpulab", {}).items():
         if isinstance(val, list):
-            lines.append(f"  {key:38s} device {val[0]!s:>7}  gpulab {val[1]!s:>7}"
-                         + ("" if val[0] == val[1] else "   <-- differs"))
+            note = ("   (not reported by this driver)" if val[0] is None
+                    else "" if val[0] == val[1] else "   <-- differs")
+            lines.append(f"  {key:38s} device {val[0]!s:>7}  gpulab {val[1]!s:>7}" + note)
     return "\n".join(lines)
 
 
@@ -348,3 +352,44 @@ def describe_register_counts(data: dict | None, threads: int = 256) -> str:
         rows.append(f"{k['accumulators']:>12} {str(k['max_registers'] or '-'):>13} "
                     f"{k['registers']:>9} {k['local_bytes_per_thread']:>14} {o.occupancy:>9.1%}")
     return "\n".join(rows)
+
+
+def max_registers_for(threads_per_block: int, min_blocks: int = 1, arch="sm_90") -> int:
+    """Most registers per thread that still let ``min_blocks`` blocks of ``threads_per_block``
+    threads be resident on one SM (registers only): the cap ``__launch_bounds__(threads,
+    min_blocks)`` implies. Never above the per-thread maximum (255); 0 if even 1 register is too many."""
+    a = _arch(arch)
+    if threads_per_block <= 0 or min_blocks <= 0:
+        raise ValueError("threads_per_block and min_blocks must be positive")
+    best = 0
+    for r in range(1, a.max_registers_per_thread + 1):
+        if occupancy(threads_per_block, r, 0, a).limits.get("registers", 0) >= min_blocks:
+            best = r
+        else:
+            break
+    return best
+
+
+def load_header_check(name: str = "occupancy_vs_cuda_occupancy_h.json") -> dict | None:
+    """The JSON written by ``benchmarks/occupancy_vs_cuda_occupancy_h.py``, or None if not run."""
+    import json
+    p = _find_result(name)
+    if p is None:
+        return None
+    with open(p) as f:
+        return json.load(f)
+
+
+def verification(driver: dict | None, header: dict | None) -> dict:
+    """What the recorded checks verify, per architecture: ``driver`` (cases, agree, device) from
+    occupancy_vs_driver.json, ``header`` (cases, agree) from occupancy_vs_cuda_occupancy_h.json."""
+    out = {}
+    if driver:
+        s = driver.get("summary", {})
+        out.setdefault(driver["arch"], {})["driver"] = {
+            "cases": sum(v["configurations"] for v in s.values()),
+            "agree": sum(v["match"] for v in s.values()), "device": driver.get("device")}
+    if header:
+        for arch, v in header.get("per_arch", {}).items():
+            out.setdefault(arch, {})["header"] = {"cases": v["cases"], "agree": v["agree"]}
+    return dict(sorted(out.items()))

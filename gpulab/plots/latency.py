@@ -25,22 +25,27 @@ def constant_factors(workers=(1, 1000), n_max: float = 1e7, ax=None):
 
 
 def latency_hiding(latencies=(100, 400, 800), compute_cycles: int = 20, max_warps: int = 64,
-                   ax=None, simulate: bool = True):
-    """Issue-slot utilization vs resident warps: closed form (lines) and the cycle-level
-    simulation (dots) for several memory latencies."""
+                   ax=None, simulate: bool = True, hw_limit: int | None = None, labels=None):
+    """Issue-slot utilization of ONE warp scheduler vs the warps it holds: closed form (lines)
+    and the cycle-level simulation (dots) for several latencies (cycles). ``hw_limit`` draws the
+    most warps one scheduler can hold; ``labels`` names the latencies (e.g. "L2")."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4))
     w = np.arange(1, max_warps + 1)
-    for L in latencies:
+    for i, L in enumerate(latencies):
         u = [lat.utilization(k, compute_cycles, L) for k in w]
-        line, = ax.plot(w, u, label=f"L = {L} cycles")
+        name = f"{labels[i]}: " if labels else ""
+        line, = ax.plot(w, u, label=f"{name}L = {L:.0f} cycles")
         if simulate:
             ws = w[::4]
-            sim = [lat.simulate_issue(int(k), compute_cycles, L, 6 * (compute_cycles + L)) for k in ws]
+            sim = [lat.simulate_issue(int(k), compute_cycles, int(round(L)),
+                                      6 * (compute_cycles + int(round(L)))) for k in ws]
             ax.plot(ws, sim, "o", ms=3, color=line.get_color())
-    ax.set_xlabel("resident warps W")
+    if hw_limit:
+        ax.axvline(hw_limit, color="k", ls=":", label=f"most warps one scheduler holds ({hw_limit})")
+    ax.set_xlabel("warps on one scheduler W")
     ax.set_ylabel("fraction of cycles issuing")
-    ax.set_title(f"Latency hidden by warps (C = {compute_cycles} cycles of work per load)")
+    ax.set_title(f"One scheduler hiding latency (C = {compute_cycles} cycles of work per load)")
     ax.set_ylim(0, 1.05)
     ax.legend()
     ax.grid(alpha=0.3)
@@ -61,7 +66,7 @@ def bandwidth_vs_warps(spec=lat.H200, latency: float = 700e-9, sizes=(4, 8, 16),
     ax.axhline(spec.bandwidth / 1e12, color="k", ls=":", label="datasheet peak")
     ax.set_xlabel("resident warps per SM (one load in flight each)")
     ax.set_ylabel("bandwidth (TB/s)")
-    ax.set_title(f"{spec.name}, assumed latency {latency * 1e9:.0f} ns")
+    ax.set_title(f"{spec.name}, latency {latency * 1e9:.0f} ns")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return ax.figure

@@ -130,7 +130,8 @@ def latency_hiding_ilp(latency: int = 24, ilps=(1, 2, 4), max_warps: int = 16,
 
 
 def tail_effect(blocks_per_sm: int = 8, n_sm: int = 132, max_waves: float = 4.0, ax=None):
-    """Average SM utilization against grid size (in waves), equal-duration blocks."""
+    """Share of block slots filled over the launch against grid size (in waves), equal-duration
+    blocks. It counts slots, not SMs: blocks of a partial wave often run faster alone."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
     per_wave = blocks_per_sm * n_sm
@@ -138,8 +139,8 @@ def tail_effect(blocks_per_sm: int = 8, n_sm: int = 132, max_waves: float = 4.0,
     u = [occ.waves(int(k), blocks_per_sm, n_sm)["utilization"] for k in g]
     ax.plot(g / per_wave, u)
     ax.set_xlabel(f"grid size in waves (1 wave = {blocks_per_sm} blocks x {n_sm} SMs)")
-    ax.set_ylabel("SM utilization over the launch")
-    ax.set_title("Tail effect: a partial last wave leaves SMs idle")
+    ax.set_ylabel("block slots filled over the launch")
+    ax.set_title("Tail effect: a partial last wave leaves block slots empty")
     ax.set_ylim(0, 1.05)
     ax.grid(alpha=0.3)
     return ax.figure
