@@ -10,7 +10,8 @@ BLOCK = 256
 
 @cuda.jit
 def histogram_global(hist, data):
-    """Every sample is one atomic add on the global histogram (all blocks contend for 256 words)."""
+    """Every sample is one atomic add on the global histogram (all blocks contend for
+    256 words)."""
     start = cuda.grid(1)
     step = cuda.gridsize(1)
     for i in range(start, data.shape[0], step):
@@ -19,7 +20,8 @@ def histogram_global(hist, data):
 
 @cuda.jit
 def histogram_shared(hist, data):
-    """Each block counts into its own shared histogram, then adds it to the global one once."""
+    """Each block counts into its own shared histogram, then adds it to the global one
+    once."""
     local = cuda.shared.array(BINS, int32)
     t = cuda.threadIdx.x
     for b in range(t, BINS, cuda.blockDim.x):

@@ -19,7 +19,8 @@ def dispatch(width, height, group=GROUP):
 
 @cuda.jit
 def invert_contrast(out, img, contrast):
-    """RGBA image (h, w, 4): rgb -> (1 - rgb - 0.5) * contrast + 0.5, alpha kept; edge-guarded."""
+    """RGBA image (h, w, 4): rgb -> (1 - rgb - 0.5) * contrast + 0.5, alpha kept;
+    edge-guarded."""
     x, y = cuda.grid(2)
     if x >= img.shape[1] or y >= img.shape[0]:
         return                                   # guard the edges
@@ -30,7 +31,8 @@ def invert_contrast(out, img, contrast):
 
 @cuda.jit
 def invert_contrast_unguarded(out, img, contrast):
-    """The same kernel without the edge guard: threads past the image edge index out of bounds."""
+    """The same kernel without the edge guard: threads past the image edge index out of
+    bounds."""
     x, y = cuda.grid(2)
     for ch in range(3):
         out[y, x, ch] = (1.0 - img[y, x, ch] - 0.5) * contrast + 0.5
@@ -39,7 +41,8 @@ def invert_contrast_unguarded(out, img, contrast):
 
 @cuda.jit
 def blur_naive(out, img):
-    """(2R+1)^2 box blur of a grey image (h, w), clamp-to-edge, every tap read from global memory."""
+    """(2R+1)^2 box blur of a grey image (h, w), clamp-to-edge, every tap read from global
+    memory."""
     x, y = cuda.grid(2)
     h = img.shape[0]
     w = img.shape[1]
@@ -84,9 +87,11 @@ def blur_tiled(out, img):
 
 @cuda.jit
 def blur_tiled_rows(out, img):
-    """blur_tiled with 32 x 8 blocks: each warp reads one tile row, so shared reads never conflict.
+    """blur_tiled with 32 x 8 blocks: each warp reads one tile row, so shared reads never
+    conflict.
 
-    The (8+2R) x (32+2R) tile carries a relatively larger halo (2.5 values per output for R = 4).
+    The (8+2R) x (32+2R) tile carries a relatively larger halo (2.5 values per output for
+    R = 4).
     Launch with block = (ROWS_X, ROWS_Y) and grid = (ceil(w/ROWS_X), ceil(h/ROWS_Y)).
     """
     tile = cuda.shared.array((HALO_Y, HALO_X), float32)
@@ -113,8 +118,9 @@ def blur_tiled_rows(out, img):
 
 
 # ---- float3 pixels: array of structures (AoS) against structure of arrays (SoA) -------------
-# Seed 002's tiled blur keeps float3 colours in its groupshared tile. A float3 is 12 bytes and
-# CUDA has no 12-byte load: each channel is a separate 4-byte access, 12 bytes apart.
+# Source article 002's tiled blur keeps float3 colours in its groupshared tile. A float3 is
+# 12 bytes and CUDA has no 12-byte load: each channel is a separate 4-byte access, 12 bytes
+# apart.
 
 BLOCK_1D = 128
 AOS_TILE = 3 * BLOCK_1D        # floats one block stages: 128 pixels x 3 channels
@@ -122,7 +128,8 @@ AOS_TILE = 3 * BLOCK_1D        # floats one block stages: 128 pixels x 3 channel
 
 @cuda.jit
 def grey_aos(out, rgb):
-    """rgb (n, 3) float32, pixels stored as structures: each channel load strides 12 bytes."""
+    """rgb (n, 3) float32, pixels stored as structures: each channel load strides
+    12 bytes."""
     i = cuda.grid(1)
     if i < out.shape[0]:
         out[i] = 0.299 * rgb[i, 0] + 0.587 * rgb[i, 1] + 0.114 * rgb[i, 2]
@@ -130,7 +137,8 @@ def grey_aos(out, rgb):
 
 @cuda.jit
 def grey_soa(out, planes):
-    """planes (3, n) float32, one array per channel: consecutive lanes read consecutive words."""
+    """planes (3, n) float32, one array per channel: consecutive lanes read consecutive
+    words."""
     i = cuda.grid(1)
     if i < out.shape[0]:
         out[i] = 0.299 * planes[0, i] + 0.587 * planes[1, i] + 0.114 * planes[2, i]
@@ -138,9 +146,10 @@ def grey_soa(out, planes):
 
 @cuda.jit
 def grey_aos_staged(out, flat):
-    """flat = rgb.ravel() (AoS). The block copies its 3 x 128 floats into shared memory with
-    consecutive lanes on consecutive words, then each thread reads its float3 from the tile:
-    word 3t, a stride of 3 banks, which is odd, so the 32 lanes hit 32 different banks.
+    """flat = rgb.ravel() (AoS). The block copies its 3 x 128 floats into shared memory
+    with consecutive lanes on consecutive words, then each thread reads its float3 from
+    the tile: word 3t, a stride of 3 banks, which is odd, so the 32 lanes hit 32 different
+    banks.
     Launch with block BLOCK_1D."""
     tile = cuda.shared.array(AOS_TILE, float32)
     t = cuda.threadIdx.x

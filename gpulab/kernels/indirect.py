@@ -21,7 +21,8 @@ def cull(count, survivors, values, threshold):
 
 @cuda.jit
 def shade_survivors(out, survivors, count, values):
-    """Pass 2, any fixed grid: a grid-stride loop over the count pass 1 left in device memory."""
+    """Pass 2, any fixed grid: a grid-stride loop over the count pass 1 left in device
+    memory."""
     n = count[0]
     for k in range(cuda.grid(1), n, cuda.gridsize(1)):
         i = survivors[k]
@@ -30,7 +31,8 @@ def shade_survivors(out, survivors, count, values):
 
 @cuda.jit
 def shade_all(out, values, threshold):
-    """The same result without pass 1: every element launched, most threads test and idle."""
+    """The same result without pass 1: every element launched, most threads test and
+    idle."""
     i = cuda.grid(1)
     if i < values.shape[0] and values[i] > threshold:
         out[i] = 2.0 * values[i]

@@ -26,7 +26,8 @@ def matmul_naive(c, a, b):
 
 @cuda.jit
 def matmul_tiled(c, a, b):
-    """Blocks stage TILE x TILE tiles of A and B in shared memory and reuse them TILE times."""
+    """Blocks stage TILE x TILE tiles of A and B in shared memory and reuse them TILE
+    times."""
     sa = cuda.shared.array((TILE, TILE), float32)
     sb = cuda.shared.array((TILE, TILE), float32)
     tx = cuda.threadIdx.x
@@ -56,8 +57,8 @@ def matmul_tiled(c, a, b):
 
 @cuda.jit
 def matmul_tiled_one_barrier(c, a, b):
-    """matmul_tiled without the second barrier (a bug): a fast warp overwrites the next tile
-    while slower warps still read the current one. K must be a multiple of TILE."""
+    """matmul_tiled without the second barrier (a bug): a fast warp overwrites the next
+    tile while slower warps still read the current one. K must be a multiple of TILE."""
     sa = cuda.shared.array((TILE, TILE), float32)
     sb = cuda.shared.array((TILE, TILE), float32)
     tx = cuda.threadIdx.x

@@ -5,6 +5,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from gpulab.models import formats as F
+from gpulab.plots.style import MIN_FONT_PT
+
+WIDTH_IN = 7.2      # the book's text column (about 7.5 in at 100 dpi): figures are no wider
 
 _COLORS = {"sign": "#d62728", "exponent": "#1f77b4", "mantissa": "#2ca02c", "int": "#9467bd"}
 
@@ -13,7 +16,7 @@ def bit_layout(names=None, ax=None):
     """One bar per format, split into sign, exponent and mantissa bits."""
     names = list(names or F.FORMATS)
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 0.45 * len(names) + 0.8))
+        _, ax = plt.subplots(figsize=(WIDTH_IN, 0.45 * len(names) + 0.9))
     for y, n in enumerate(names):
         f = F.get(n)
         parts = ([("int", 8)] if f.kind == "int"
@@ -22,14 +25,14 @@ def bit_layout(names=None, ax=None):
         for part, w in parts:
             ax.barh(y, w, left=x0, color=_COLORS[part], edgecolor="white")
             if w >= 2:
-                ax.text(x0 + w / 2, y, str(w), ha="center", va="center", color="white", fontsize=8)
+                ax.text(x0 + w / 2, y, str(w), ha="center", va="center", color="white", fontsize=MIN_FONT_PT)
             x0 += w
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.set_xlabel("bits")
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in _COLORS.values()]
     ax.legend(handles, ["sign", "exponent", "mantissa", "integer (two's complement)"],
-              loc="lower right", fontsize=8)
+              loc="lower right")
     ax.set_title("bit layouts (tf32 is 19 bits kept in a 32-bit register)")
     return ax
 
@@ -38,13 +41,13 @@ def ranges(names=("fp32", "bf16", "fp16", "fp8_e5m2", "fp8_e4m3"), values=None, 
     """Representable magnitudes per format on a log axis: subnormal range (light), normal range
     (dark); optionally a histogram of |values| underneath to see what overflows or underflows."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 0.5 * len(names) + 1.5))
+        _, ax = plt.subplots(figsize=(WIDTH_IN, 0.5 * len(names) + 1.5))
     for y, n in enumerate(names):
         f = F.get(n)
         lo, mn, hi = np.log10([f.min_subnormal, f.min_normal, f.max])
         ax.barh(y, mn - lo, left=lo, color="#aec7e8")
         ax.barh(y, hi - mn, left=mn, color="#1f77b4")
-        ax.text(hi + 0.3, y, f"max {f.max:.3g}", va="center", fontsize=8)
+        ax.text(hi + 0.3, y, f"max {f.max:.3g}", va="center", fontsize=MIN_FONT_PT)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.set_xlabel("log10 |value|")
@@ -72,7 +75,7 @@ def dot_error_vs_k(results, ax=None):
     ax.set_xlabel("K (length of the dot product)")
     ax.set_ylabel("median relative error")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.set_title("dot-product error against K (inputs uniform in [0, 1))")
     return ax
 
@@ -92,6 +95,6 @@ def scaling_error(x, fmt="fp8_e4m3", ax=None):
     ax.axhline(F.get(fmt).unit_roundoff, color="k", lw=0.8, ls=":", label="unit roundoff")
     ax.set_xlabel("|x|")
     ax.set_ylabel("relative error (floored at 1e-6)")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.set_title(f"{fmt}: error per element, 1.0 = lost entirely")
     return ax

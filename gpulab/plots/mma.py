@@ -5,6 +5,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from gpulab.models import mma
+from gpulab.plots.style import MIN_FONT_PT
+
+WIDTH_IN = 7.2      # the book's text column (about 7.5 in at 100 dpi): figures are no wider
 
 
 def fragment_layout(operand: str = "A", ax=None):
@@ -12,17 +15,16 @@ def fragment_layout(operand: str = "A", ax=None):
     'T<lane>' and the register element (a0..a7, b0..b3, c0..c3) that holds it."""
     lane, idx = mma.owner_map(operand)
     rows, cols = lane.shape
-    if ax is None:
-        _, ax = plt.subplots(figsize=(0.55 * cols + 1, 0.45 * rows + 1))
+    if ax is None:   # cells wide enough for two lines of MIN_FONT_PT text
+        _, ax = plt.subplots(figsize=(0.38 * cols + 0.9, 0.36 * rows + 0.9))
     ax.imshow(lane // 4, cmap="tab10", vmin=0, vmax=9, alpha=0.45)
     letter = {"A": "a", "B": "b", "C": "c", "D": "c"}[operand]
     for r in range(rows):
         for c in range(cols):
             ax.text(c, r, f"T{lane[r, c]}\n{letter}{idx[r, c]}", ha="center", va="center",
-                    fontsize=6)
+                    fontsize=MIN_FONT_PT, linespacing=0.95)
     ax.set_xticks(range(cols))
     ax.set_yticks(range(rows))
-    ax.tick_params(labelsize=7)
     ax.set_xlabel("column")
     ax.set_ylabel("row")
     ax.set_title(f"{operand} ({rows}x{cols})")
@@ -36,7 +38,7 @@ def roofline(peaks: dict, bandwidth_tbs: float, record=None, bytes_per_element=N
     points at each square matmul's minimum-traffic intensity; without a sweep (sizes not
     recorded) its numbers are drawn as dashed levels right of the ridge point."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 5))
+        _, ax = plt.subplots(figsize=(WIDTH_IN, 5))
     bpe = bytes_per_element or {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
     ai = np.logspace(-1, 4, 200)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -45,8 +47,8 @@ def roofline(peaks: dict, bandwidth_tbs: float, record=None, bytes_per_element=N
         ax.loglog(ai, mma.roofline(ai, peak, bandwidth_tbs), color=col, label=f"{name} peak {peak:.0f}")
         rp = mma.ridge_point(peak, bandwidth_tbs)
         ax.plot([rp], [peak], "o", color=col)
-        ax.annotate(f"{rp:.0f}", (rp, peak), textcoords="offset points", xytext=(-10, 5), fontsize=7,
-                    color=col)
+        ax.annotate(f"{rp:.0f}", (rp, peak), textcoords="offset points", xytext=(-10, 5),
+                    fontsize=MIN_FONT_PT, color=col)
         if record is None:
             continue
         if record.sweep and name in record.sweep:
@@ -58,10 +60,11 @@ def roofline(peaks: dict, bandwidth_tbs: float, record=None, bytes_per_element=N
     ax.set_xlabel("arithmetic intensity (FLOP / byte of minimum DRAM traffic)")
     ax.set_ylabel("TFLOP/s")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(loc="lower right")
     how = ("stars = measured square matmuls" if record is not None and record.sweep
            else "dashed = measured (sizes not recorded)" if record is not None else "")
-    ax.set_title(f"roofline at {bandwidth_tbs} TB/s; dots = ridge points (FLOP/byte); {how}", fontsize=9)
+    ax.set_title(f"roofline at {bandwidth_tbs} TB/s; dots = ridge points (FLOP/byte)"
+                 + (f"\n{how}" if how else ""))
     return ax
 
 
@@ -75,9 +78,9 @@ def throughput_bars(record, peaks: dict, ax=None):
     ax.bar(x + 0.2, [record.tflops[n] for n in names], 0.4, label="measured", color="#1f77b4")
     for i, n in enumerate(names):
         ax.text(i + 0.2, record.tflops[n], f"{record.tflops[n] / peaks[n]:.0%}", ha="center",
-                va="bottom", fontsize=8)
+                va="bottom", fontsize=MIN_FONT_PT)
     ax.set_xticks(x, names)
     ax.set_ylabel("TFLOP/s")
-    ax.legend(fontsize=8)
-    ax.set_title(f"{record.device}: {record.source}", fontsize=9)
+    ax.legend()
+    ax.set_title(f"{record.device}: {record.source}", fontsize=MIN_FONT_PT)
     return ax
