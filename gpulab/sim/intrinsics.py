@@ -292,6 +292,12 @@ class SimCuda:
         ctx = self.ctx
         active = ctx.mask.reshape(-1, WARP)
         m = np.broadcast_to(np.asarray(mask_value, dtype=np.int64) & FULL, ctx.mask.shape)
+        # fast path, O(lanes): every active lane names only active lanes of its warp, and itself
+        warp_bits = np.packbits(active, axis=1, bitorder="little").view("<u4").astype(np.int64)
+        lane_bits = np.repeat(warp_bits.ravel(), WARP)
+        ok = ~ctx.mask | (((m & ~lane_bits) == 0) & (((m >> ctx.layout.lane_id) & 1) == 1))
+        if ok.all():
+            return active
         lanes_bits = (m.reshape(-1, WARP)[:, :, None] >> np.arange(WARP)) & 1   # (W, lane, bit)
         named = lanes_bits.astype(bool)                  # lane l names lane b
         not_active = named & ~active[:, None, :]
