@@ -19,6 +19,7 @@ if BACKEND == "sim":
     # without a GPU, @cuda.jit("signature") must not ask numba for a device (gpulab/sim/eager.py)
     from .sim import eager as _eager
     _eager.install()
+    _eager.explain_earlier_failure()
 
 
 def describe():

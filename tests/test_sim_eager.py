@@ -149,3 +149,24 @@ def test_device_function_signature_converts_arguments_and_result():
     out = np.zeros(32, np.float64)
     gpulab.launch(uses_third32, 1, 32, out, x)
     assert out[0] == np.float64(np.float32(1.0 / 3.0)) and out[0] != 1.0 / 3.0
+
+
+def test_import_after_a_signature_failure_says_what_to_do(tmp_path):
+    script = tmp_path / "session.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        from numba import cuda
+        try:
+            @cuda.jit("void(float32[:])")
+            def k(out):
+                out[0] = 1
+        except Exception as exc:        # what an interactive session keeps as sys.last_value
+            sys.last_value = exc
+        import gpulab
+    '''))
+    env = dict(os.environ, GPULAB_QUIET="1")
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "CudaSupportError" in res.stderr and "`import gpulab` before defining" in res.stderr

@@ -85,6 +85,17 @@ def install():
         mod.jit = jit
 
 
+def explain_earlier_failure():
+    """If this session's last error was numba's CudaSupportError (a kernel with a signature
+    defined before ``import gpulab``), say what to do now that gpulab is imported."""
+    import sys
+    last = getattr(sys, "last_value", None)
+    if type(last).__name__ == "CudaSupportError":
+        print("gpulab: the last error in this session was numba's CudaSupportError, most likely "
+              "from a kernel with a signature defined before gpulab was imported. What to do: "
+              + SIGNATURE_HINT, file=sys.stderr)
+
+
 def declared_types(kernel, actual, names):
     """The declared argument types a launch uses, or ``actual`` for a lazily compiled kernel.
 
