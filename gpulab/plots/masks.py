@@ -90,7 +90,7 @@ def paths_timing(data: dict, ax=None):
             ax.plot([r["paths"] for r in rs], [r["ratio_to_1_path"] for r in rs], style,
                     label=f"{mode}, {iters}-iteration body")
     p = np.array([1, 32])
-    ax.plot(p, p, "k:", lw=1, label="model: T_warp = P x T_path")
+    ax.plot(p, p, "k:", lw=1, label="model, paths of equal length: T_warp = P x T_path")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_xlabel("distinct paths per warp P")
