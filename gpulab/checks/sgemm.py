@@ -1,0 +1,82 @@
+"""Check for chapter 11's exercise (1-D register blocking), shared with the homework.
+
+:func:`check_register_blocking` runs the reader's kernel on gpulab's simulator on fresh random
+inputs of several sizes, computes the float64 reference only after the kernel has run, and then
+counts what the step is about: global load requests per multiply-add, which must fall to at most
+what a 64 x 64 block tile allows, a quarter of chapter 06's 16 x 16 shared-tile kernel.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gpulab import metrics
+from gpulab.checks.result import CheckResult
+from gpulab.checks.tiling import _mismatch, _warps, launch_or_fail, matmul_load_bound
+
+__all__ = ["check_register_blocking", "register_blocking_load_bound", "BM", "BN", "BK", "TM"]
+
+BM, BN, BK, TM = 64, 64, 8, 8      # the exercise's block tile, K step and outputs per thread
+
+
+def register_blocking_load_bound(m: int, k: int, n: int) -> int:
+    """Global load requests of a correct kernel: per block and K step, one request per warp
+    for its share of the 64 x 8 tile of A and one for the 8 x 64 tile of B (512 threads,
+    one element of each)."""
+    grid = (n // BN, m // BM)
+    return 2 * (k // BK) * _warps(grid, (BN, BM // TM))
+
+
+def _sizes(rng):
+    """(M, K, N), all within the contract (M, N multiples of 64, K of 8): one tile; K longer;
+    several blocks each way; and one random size."""
+    sizes = [(BM, BK, BN), (BM, 5 * BK, BN), (2 * BM, 3 * BK, 3 * BN)]
+    sizes.append((BM * int(rng.integers(1, 4)), BK * int(rng.integers(1, 9)), BN * int(rng.integers(1, 4))))
+    return sizes
+
+
+def check_register_blocking(kernel, seed=None, backend: str = "sim") -> CheckResult:
+    """Grade ``kernel(c, a, b)``: C = A B in float32 (A of shape (M, K), B (K, N)), launched with
+    block ``(64, 8)`` and grid ``(N // 64, M // 64)``, each thread computing 8 outputs of one
+    column of its block's 64 x 64 tile of C. Size contract: M and N multiples of 64, K of 8.
+
+    Right values on every size; then (simulator) at most :func:`register_blocking_load_bound`
+    global load requests (a kernel that re-stages tiles per output, or reads A or B from global
+    memory in its inner loop, issues more) and shared-memory loads in use."""
+    rng = np.random.default_rng(seed)
+    ld_req = metrics.GLOBAL_REQUESTS["ld"]
+    sh_ld = metrics.SHARED_INSTRUCTIONS["ld"]
+    sizes = _sizes(rng)
+    ratios = []
+    for m, k, n in sizes:
+        case = f"A {m}x{k}, B {k}x{n}"
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        c = np.full((m, n), np.nan, np.float32)
+        rep, fail = launch_or_fail(kernel, (n // BN, m // BM), (BN, BM // TM), (c, a, b), case, backend)
+        if fail is not None:
+            return fail
+        want = a.astype(np.float64) @ b.astype(np.float64)       # only after the run
+        bad = _mismatch(c, want, 1e-4, 1e-5 * k + 1e-5, case, "C")
+        if bad is not None:
+            bad.message += (". Thread (tx, ty) owns C[row0 + ty*8 + i, col0 + tx] for i < 8; each "
+                            "K step stages A[row0:row0+64, k0:k0+8] and B[k0:k0+8, col0:col0+64]")
+            return bad
+        if backend != "sim":
+            continue
+        req, bound = int(rep.metrics.get(ld_req, 0)), register_blocking_load_bound(m, k, n)
+        tiled = matmul_load_bound(m, k, n, 16)       # chapter 06's 16 x 16 shared-tile kernel
+        if req > bound:
+            return CheckResult(False, f"{case}: right values, but {req} global load requests "
+                                      f"({req / (m * n * k):.3g} per multiply-add); one 64 x 8 tile of "
+                                      f"A and one 8 x 64 tile of B per block and K step need {bound} "
+                                      f"({bound / (m * n * k):.3g}), and chapter 06's 16 x 16 shared "
+                                      f"tiles {tiled}. Stage each tile once per K step and keep the 8 "
+                                      f"running sums in registers (cuda.local.array) across it")
+        if not rep.metrics.get(sh_ld, 0):
+            return CheckResult(False, f"{case}: right values with few global loads, but no shared-memory "
+                                      f"loads: the exercise is to reuse tiles staged in shared memory")
+        ratios.append(req / tiled)
+    return CheckResult(True, f"C = A B right on {len(sizes)} sizes "
+                             f"({', '.join(f'{m}x{k}x{n}' for m, k, n in sizes)}), with "
+                             f"{max(ratios) if ratios else float('nan'):.3g} of the 16 x 16 shared-tile "
+                             f"kernel's global load requests")
