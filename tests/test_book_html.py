@@ -30,11 +30,13 @@ import make_pdf  # noqa: E402
 from gpulab.plots.style import MIN_FONT_PT  # noqa: E402
 from gpulab.show import START_KEY  # noqa: E402
 
-# The text column of the book theme at a 1280 px wide window, in CSS px; and how many characters
-# of code output (0.875 em monospace, ~8.4 px a character) and of body text fit in it.
-COLUMN_PX = 720
-MAX_OUTPUT_CHARS = 90
-MAX_TABLE_CHARS = 95
+# The text column of the book theme, measured in headless Chromium at a 1280 px wide window
+# (test_browser.py's size): paragraphs and output blocks are 676 CSS px wide; a 93-character
+# output line took 816 px (14 px monospace, ~8.6 px a character plus padding), so an output
+# block holds about 76 characters; body text (16 px) about 84.
+COLUMN_PX = 676
+MAX_OUTPUT_CHARS = 76
+MAX_TABLE_CHARS = 84
 MIN_PNG_DENSITY = 1.5  # PNG pixels per displayed CSS px
 
 MACHINE_PATHS = re.compile(r"/work/|/root/|/home/|/tmp/|site-packages|/usr/lib/python|"
@@ -82,9 +84,12 @@ def text_problems(art) -> list[str]:
 
 
 def wide_output_lines(art, limit: int = MAX_OUTPUT_CHARS) -> list[str]:
-    """Code-output lines longer than the column holds (they scroll sideways and print cut)."""
+    """Code-output lines longer than the column holds (they scroll sideways and print cut).
+    Kernel listings from gpulab.show_source (python blocks in an output) wrap by CSS."""
     out = []
     for pre in art.select(".cell_output pre, .output pre"):
+        if pre.find_parent(class_="highlight-python"):
+            continue
         for line in pre.get_text().expandtabs(8).splitlines():
             if len(line.rstrip()) > limit:
                 out.append(f"{len(line.rstrip())} chars: {line.rstrip()[:70]}...")
@@ -92,8 +97,9 @@ def wide_output_lines(art, limit: int = MAX_OUTPUT_CHARS) -> list[str]:
 
 
 def table_problems(art, limit: int = MAX_TABLE_CHARS) -> list[str]:
-    """Tables wider than the column (estimated in characters: the longest cell of each
-    column plus 3 for padding), and pandas tables that show their 0..n-1 index."""
+    """Tables wider than the column, and pandas tables that show their 0..n-1 index. Cells
+    wrap at spaces, so a table's narrowest width is, per column, its longest unbreakable word
+    (plus 3 characters of padding); wider than the column, it scrolls and prints cut."""
     out = []
     for t in art.find_all("table"):
         if t.find_parent(class_="gpulab-widget-fallback"):
@@ -104,7 +110,8 @@ def table_problems(art, limit: int = MAX_TABLE_CHARS) -> list[str]:
         if not rows:
             continue
         ncol = max(len(r) for r in rows)
-        widths = [max((len(r[i]) for r in rows if i < len(r)), default=0) for i in range(ncol)]
+        widths = [max((len(w) for r in rows if i < len(r) for w in r[i].split()), default=0)
+                  for i in range(ncol)]
         width = sum(widths) + 3 * ncol
         head = " | ".join(rows[0])[:60]
         if width > limit:
@@ -264,8 +271,10 @@ BAD = """<html><body><article>
 <h1>Chapter</h1><p>As in issue 7 and seed 003, see the design notes. TODO.</p>
 <div class="cell_output"><pre>KernelError at /work/main/gpulab/kernels/matmul.py line 3 {pad}</pre></div>
 <table class="dataframe"><tbody><tr><th>0</th><td>{cell}</td></tr><tr><th>1</th><td>x</td></tr></tbody></table>
+<table><tr><td>{words}</td></tr></table>
+<div class="cell_output"><div class="highlight-python"><pre>{pad}{pad}</pre></div></div>
 <img src="x.png"/>
-</article></body></html>""".format(pad="x" * 80, cell="y" * 120)
+</article></body></html>""".format(pad="x" * 80, cell="y" * 120, words="wrapping words " * 20)
 
 
 def test_text_checks_find_paths_and_dev_words_only_in_reader_text():
@@ -282,6 +291,7 @@ def test_width_checks_find_long_outputs_tables_and_pandas_index():
     assert len(wide_output_lines(article(soup(BAD)))) == 1
     probs = table_problems(article(soup(BAD)))
     assert any("characters wide" in p for p in probs) and any("pandas index" in p for p in probs)
+    assert len(probs) == 2  # a table of short words wraps; a kernel listing wraps too
 
 
 def test_figure_checks(tmp_path):
