@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipywidgets as W
 
 from gpulab.plots import shuffle as sh
+from gpulab.widgets import figure as wf
 
 
 def parse_offsets(text: str) -> list[int]:
@@ -34,7 +35,7 @@ class ShuffleLoopExplorer:
         self.check = W.Button(description="Check my answer", button_style="info")
         self.status = W.HTML()
         self.verdict = W.HTML()
-        self.plot = W.Output()
+        self.plot = wf.image()       # not an Output area: see gpulab.widgets.figure
         self.kind.observe(self._update, names="value")
         self.offsets.observe(self._update, names="value")
         self.check.on_click(self._check)
@@ -43,8 +44,6 @@ class ShuffleLoopExplorer:
         self._update()
 
     def _update(self, *_):
-        import matplotlib.pyplot as plt
-
         self.verdict.value = ""
         try:
             offs = parse_offsets(self.offsets.value)
@@ -59,13 +58,9 @@ class ShuffleLoopExplorer:
                "no lane" if not good else "lane(s) " + ", ".join(map(str, good)))
         self.status.value = (f"<code>{self.name} = {self.namespace[self.name]}</code> &mdash; "
                              f"after the loop, <b>{who}</b> hold(s) the warp total")
-        self.plot.clear_output(wait=True)
-        with self.plot:
-            fig, ax = plt.subplots(figsize=(1.8 + 1.3 * len(offs), 5.2))
-            sh.draw_shuffles(steps, ax=ax, title=f"v += shfl_{kind}_sync(FULL_MASK, v, d)")
-            fig.tight_layout()
-            plt.show()
-            plt.close(fig)
+        fig, ax = wf.figure((1.8 + 1.3 * len(offs), 5.2))
+        sh.draw_shuffles(steps, ax=ax, title=f"v += shfl_{kind}_sync(FULL_MASK, v, d)")
+        wf.show(self.plot, fig)
 
     def _check(self, *_):
         from gpulab.checks.warp import check_allreduce_loop
