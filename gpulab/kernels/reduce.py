@@ -1,4 +1,4 @@
-"""Shared-memory tree reduction (seed 002 section 27.3): one partial sum per block.
+"""Shared-memory tree reduction (source article 002, section 27.3): one partial sum per block.
 
 Launch with block = GROUP and any grid; partial has one slot per block. Summing partial on
 the host (or with a second launch) finishes the job.
@@ -28,7 +28,7 @@ def reduce_sum(partial, values):
 
 @cuda.jit
 def reduce_sum_barrier_in_if(partial, values):
-    """The bug the seed warns about: syncthreads inside the if, reached by only some threads."""
+    """The bug source article 002 warns about: syncthreads inside the if, reached by only some threads."""
     s = cuda.shared.array(GROUP, float32)
     gi = cuda.threadIdx.x
     i = cuda.grid(1)

@@ -116,7 +116,7 @@ def warp_allsum_xor(x, out):
 
 @cuda.jit
 def block_sum_tree(x, out):
-    """Seed 000's 'SM 6.0' baseline: shared-memory tree, one barrier per halving (blockDim a power of 2).
+    """Source article 000's 'SM 6.0' baseline: shared-memory tree, one barrier per halving (blockDim a power of 2).
 
     out[b] = sum of block b's elements; 1 + log2(blockDim) barriers.
     """
@@ -228,7 +228,7 @@ def warp_scan_kernel(x, out, inclusive):
 
 @cuda.jit
 def block_scan(x, out):
-    """Inclusive scan of each block's segment with two barriers (the seed's prefix sum, corrected).
+    """Inclusive scan of each block's segment with two barriers (the source article's prefix sum, corrected).
 
     Warps scan by shuffle; each warp's last lane posts the warp total; warp 0 turns the totals into
     exclusive offsets by a shuffle scan (one warp reads and writes, so no other warp races it);
@@ -286,12 +286,12 @@ def compact_positive(x, out, count):
 
 
 # --------------------------------------------------------------------------------------------
-# seed 000, translated to numba as written (bugs included) and the minimal fixes
+# source article 000's kernels, translated to numba as written (bugs included), and fixes
 # --------------------------------------------------------------------------------------------
 
 @cuda.jit
-def seed_reduce_as_written(x, out):
-    """Seed 000's 'optimised' reduction, translated line for line: its barrier sits inside
+def article_reduce_as_written(x, out):
+    """Source article 000's 'optimised' reduction, translated line for line: its barrier sits inside
     ``if (WaveIsFirstLane())``, so only lane 0 of each warp reaches it (barrier divergence)."""
     s = cuda.shared.array(8, float32)
     tid = cuda.threadIdx.x
@@ -307,8 +307,8 @@ def seed_reduce_as_written(x, out):
 
 
 @cuda.jit
-def seed_reduce_barrier_moved(x, out):
-    """The obvious fix (barrier moved out of the branch) still has the seed's second bug: the final
+def article_reduce_barrier_moved(x, out):
+    """The obvious fix (barrier moved out of the branch) still has the article's second bug: the final
     WaveActiveSum runs inside the first-lane branch, where only one lane of warp 0 is active."""
     s = cuda.shared.array(8, float32)
     tid = cuda.threadIdx.x
@@ -325,8 +325,8 @@ def seed_reduce_barrier_moved(x, out):
 
 
 @cuda.jit
-def seed_scan_as_written(x, out):
-    """Seed 000's prefix sum, translated line for line: the first lanes read the shared offsets
+def article_scan_as_written(x, out):
+    """Source article 000's prefix sum, translated line for line: the first lanes read the shared offsets
     of lower warps while those warps overwrite their own slot, with no barrier between (a race).
     Also, warp 0's slot keeps warp 0's total, so warp 0's results come out too large."""
     offs = cuda.shared.array(8, float32)
@@ -349,8 +349,8 @@ def seed_scan_as_written(x, out):
 
 
 @cuda.jit
-def seed_scan_fixed(x, out):
-    """Seed 000's prefix sum with its two bugs fixed the minimal way: a barrier between reading
+def article_scan_fixed(x, out):
+    """Source article 000's prefix sum with its two bugs fixed the minimal way: a barrier between reading
     and writing the offsets, and warp 0's offset set to 0. Three barriers; block_scan needs two."""
     offs = cuda.shared.array(8, float32)
     tid = cuda.threadIdx.x

@@ -74,3 +74,74 @@ def plot(res: dict | None, ax=None):
     ax.set_title(f"per-block sums on {res['environment'].get('gpu')}", fontsize=10)
     ax.legend()
     return ax
+
+
+# Loads each thread keeps in flight, and their size, for the kernels benchmarks/reduction.py
+# times (gpulab.kernels.warp): one element per thread for the per-block sums; four independent
+# loads per loop iteration for the grid-stride sums, of 4 B (float32) or 8 B (complex64 pairs).
+LOADS_PER_THREAD = {"block_sum_tree": (1, 4), "block_sum_shfl": (1, 4),
+                    "device_sum": (4, 4), "device_sum_pairs": (4, 8)}
+
+
+def kernel_of(label: str) -> str:
+    """The gpulab.kernels.warp kernel behind a grid-stride label of reduction.json."""
+    if not label.startswith("grid-stride"):
+        raise ValueError(f"not a grid-stride run: {label!r}")
+    return "device_sum_pairs" if "8-byte" in label else "device_sum"
+
+
+def in_flight(red: dict, lat: dict, resources: dict | None = None, arch: str = "sm_90") -> dict:
+    """Little's law (N = bandwidth x latency) for the recorded reductions, per SM.
+
+    ``red`` is reduction.json, ``lat`` latency.json (its DRAM rung is the latency), ``resources``
+    optional {kernel: (registers per thread, static shared bytes)} measured on the GPU (without
+    them the occupancy counts warps and shared memory only). For the per-block kernels at the
+    largest size and the fastest grid-stride run: resident threads per SM, the most bytes they can
+    have in flight, the bandwidth that ceiling allows at the DRAM latency, and the bytes in flight
+    on average that the measured bandwidth implies.
+    """
+    from gpulab.models import latency as lm
+    from gpulab.models.occupancy import occupancy
+
+    resources = resources or {}
+    sms = red["environment"]["sm_count"]
+    lat_ns = lm.ladder_levels(lat)["DRAM"]["ns"]
+    big = max(red["block_sums"], key=lambda r: r["n"])
+    best = red["device_sum"]["best"]
+
+    def row(kernel, grid, block, gbps):
+        loads, size = LOADS_PER_THREAD[kernel]
+        regs, shared = resources.get(kernel, (0, 0))
+        occ = occupancy(block, regs, shared, arch)
+        threads = min(occ.blocks_per_sm, -(-grid // sms)) * block
+        most = threads * loads * size
+        return {"kernel": kernel, "grid": grid, "block": block, "loads": loads, "bytes": size,
+                "resident_threads": threads, "max_in_flight": most, "GBps": gbps,
+                "ceiling_GBps": most * sms / lat_ns,        # B/ns = GB/s
+                "mean_in_flight": lm.bytes_in_flight_per_sm(gbps * 1e9, lat_ns * 1e-9, sms)}
+
+    rows = {"tree": row("block_sum_tree", big["grid"], big["block"], big["tree"]["GBps"]),
+            "shuffle": row("block_sum_shfl", big["grid"], big["block"], big["shuffle"]["GBps"]),
+            "grid_stride": row(kernel_of(best["kernel"]), best["grid"], best["block"],
+                               best["GBps"])}
+    need = rows["grid_stride"]["mean_in_flight"]
+    return {"latency_ns": lat_ns, "sms": sms, "n": big["n"], **rows,
+            "need_for_best": need,
+            "gap": best["GBps"] / big["shuffle"]["GBps"],
+            "per_block_fill": rows["shuffle"]["mean_in_flight"] / rows["shuffle"]["max_in_flight"]}
+
+
+def describe_in_flight(f: dict) -> str:
+    """Lines of text for :func:`in_flight`: per kernel, the ceiling and the measured mean."""
+    lines = [f"DRAM latency {f['latency_ns']:.0f} ns (pointer chase), {f['sms']} SMs; "
+             f"Little's law: bytes in flight per SM = GB/s x ns / SMs",
+             f"{'kernel':18s} {'grid x block':>15s} {'threads/SM':>10s} {'loads x B':>9s} "
+             f"{'max KiB/SM':>10s} {'allows TB/s':>11s} {'measured GB/s':>13s} {'mean KiB/SM':>11s}"]
+    for key in ("tree", "shuffle", "grid_stride"):
+        r = f[key]
+        lines.append(f"{r['kernel']:18s} {r['grid']:>7,d} x {r['block']:<5d} {r['resident_threads']:10,d} "
+                     f"{r['loads']:>5d} x {r['bytes']} {r['max_in_flight'] / 1024:10.1f} "
+                     f"{r['ceiling_GBps'] / 1000:11.1f} {r['GBps']:13,.0f} {r['mean_in_flight'] / 1024:11.2f}")
+    lines.append(f"grid-stride / per-block shuffle: {f['gap']:.2f}x; the per-block kernels hold "
+                 f"{f['per_block_fill']:.0%} of their ceiling on average")
+    return "\n".join(lines)
