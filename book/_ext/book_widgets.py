@@ -2,10 +2,10 @@
 load (offline, blocked CDN, print, PDF).
 
 Each ``<script type="application/vnd.jupyter.widget-view+json">`` gets a
-``<div class="gpulab-widget-fallback">`` after it that says the widget is interactive only
-when the notebook runs, and renders the saved state: each control's label and value, HTML and
-label text, images and output figures. CSS hides it once the widget renderer has drawn the
-widget (``static/gpulab_book.css``).
+note before it, always shown, that says the widget responds only when the notebook runs, and
+a ``<div class="gpulab-widget-fallback">`` after it that renders the saved state: each
+control's label and value, HTML and label text, images and output figures. CSS hides the
+fallback once the widget renderer has drawn the widget (``static/gpulab_book.css``).
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import json
 import re
 
 VIEW_RE = re.compile(r'(<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>)', re.S)
-NOTE = "Interactive widget: run this notebook to use it. Its saved state:"
+NOTE = ("Interactive widget: run this notebook to use it. The page shows it as it starts; "
+        "it does not respond here.")
 SKIP = {"LayoutModel", "DescriptionStyleModel", "SliderStyleModel", "ButtonStyleModel",
         "ProgressStyleModel", "ToggleButtonsStyleModel", "CheckboxStyleModel", "TextStyleModel",
         "HTMLStyleModel", "LabelStyleModel", "StyleModel", "ButtonModel"}
@@ -106,8 +107,12 @@ def fallback_html(models: dict, view_json: str) -> str:
     except json.JSONDecodeError:
         return ""
     inner = render_model(models, view.get("model_id", ""))
-    return (f'<div class="gpulab-widget-fallback"><p class="gpulab-widget-note">{NOTE}</p>'
-            f"{inner}</div>")
+    return f'<div class="gpulab-widget-fallback">{inner}</div>'
+
+
+def with_note_and_fallback(models: dict, script: str, view_json: str) -> str:
+    """The note (always shown), the widget's view script, then its static fallback."""
+    return f'<p class="gpulab-widget-note">{NOTE}</p>{script}{fallback_html(models, view_json)}'
 
 
 def all_widget_states(env) -> dict:
@@ -132,7 +137,8 @@ def add_fallbacks(app, pagename, templatename, context, doctree):
     models = page_widget_state(context.get("script_files"))
     if app.builder.name == "singlehtml":
         models = {**all_widget_states(app.env), **models}
-    context["body"] = VIEW_RE.sub(lambda m: m.group(1) + fallback_html(models, m.group(2)), body)
+    context["body"] = VIEW_RE.sub(
+        lambda m: with_note_and_fallback(models, m.group(1), m.group(2)), body)
 
 
 def setup(app):
