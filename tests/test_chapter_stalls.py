@@ -101,7 +101,8 @@ def execute(python: str, notebook: Path, timeout: int) -> dict:
     Chapters write no files, so two runs at once (even of the same chapter) do not collide.
     """
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    p = subprocess.run([python, str(Path(__file__).resolve()), str(notebook), str(timeout)],
+    p = subprocess.run([os.path.abspath(python), str(Path(__file__).resolve()), str(notebook),
+                        str(timeout)],
                        capture_output=True, text=True, env=env, cwd=notebook.parent,
                        timeout=timeout * 4 + 600)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
