@@ -60,10 +60,11 @@ class GlobalShadow:
     def _record(shadow, el, blk):
         """shadow[el] = blk, or MANY where another block is (or was) recorded for el."""
         prev = shadow[el]
-        shadow[el] = blk
-        many = (shadow[el] != blk) | (prev == MANY) | ((prev >= 0) & (prev != blk))
-        if many.any():
-            shadow[el[many]] = MANY
+        new = np.where((prev == NONE) | (prev == blk), blk, MANY).astype(np.int32, copy=False)
+        shadow[el] = new
+        lost = shadow[el] != new              # two blocks in this very statement: both count
+        if lost.any():
+            shadow[el[lost]] = MANY
 
     # -- the three kinds of access ------------------------------------------------------------
     def load(self, lanes, blk, el):

@@ -30,6 +30,7 @@ class Layout:
         self.blocks = gx * gy * gz
         self.lanes = self.blocks * self.lanes_per_block
         g = np.arange(self.lanes, dtype=np.int64)
+        self.all_lanes = g
         self.block_of = g // self.lanes_per_block          # linear block index of each lane
         self.thread_of = g % self.lanes_per_block          # linear thread index within block
         self.exists = self.thread_of < self.threads_per_block

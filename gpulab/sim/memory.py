@@ -325,9 +325,12 @@ class GlobalArray(ArrayProxy):
 
     def _lanes_elements(self, idx):
         ctx = self.ctx
+        lay = ctx.layout
+        flat = self._flat_elements(idx)
+        if ctx.every:                            # every lane active: no gathers needed
+            return lay.all_lanes, lay.block_of, np.broadcast_to(flat, ctx.mask.shape)
         lanes = np.flatnonzero(ctx.mask)
-        el = np.broadcast_to(self._flat_elements(idx), ctx.mask.shape)[lanes]
-        return lanes, ctx.layout.block_of[lanes], el
+        return lanes, lay.block_of[lanes], np.broadcast_to(flat, ctx.mask.shape)[lanes]
 
     def _check_races(self, op, idx, value):
         lanes, blk, el = self._lanes_elements(idx)

@@ -103,15 +103,33 @@ def _type_only(fn, argtypes):
         pipe.compile_extra(fn)
 
 
+_ARRAY_TYPES = {}
+
+
 def argument_types(args):
-    """numba's types for launch arguments, as numba.cuda's dispatcher would see them."""
+    """numba's types for launch arguments, as numba.cuda's dispatcher would see them.
+
+    An array's type depends only on dtype, ndim, layout and flags: cached on those, since
+    numba's typeof costs tens of microseconds per array and a launch is often a millisecond.
+    """
+    import numpy as np
     from numba.core.typing.typeof import Purpose, typeof
     out = []
     for a in args:
+        key = None
+        if type(a) is np.ndarray:
+            f = a.flags
+            key = (a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable, f.aligned)
+            if key in _ARRAY_TYPES:
+                out.append(_ARRAY_TYPES[key])
+                continue
         try:
-            out.append(typeof(a, Purpose.argument))
+            t = typeof(a, Purpose.argument)
         except ValueError:
-            out.append(None)
+            t = None
+        if key is not None:
+            _ARRAY_TYPES[key] = t
+        out.append(t)
     return tuple(out)
 
 
