@@ -7,7 +7,19 @@ import numpy as np
 from gpulab.models import formats as F
 from gpulab.plots.style import MIN_FONT_PT
 
-WIDTH_IN = 7.2      # the book's text column (about 7.5 in at 100 dpi): figures are no wider
+WIDTH_IN = 6.7      # the book's text column (676 CSS px = 6.76 in at 100 dpi): figures are no wider
+
+
+def plain_log_ticks(ax):
+    """Label log axes 0.001, 1e-06, 100 instead of mathtext powers of ten, whose exponents are
+    drawn at 70 % of the tick size (below MIN_FONT_PT)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "log":
+            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            axis.set_minor_formatter(NullFormatter())
+    return ax
 
 _COLORS = {"sign": "#d62728", "exponent": "#1f77b4", "mantissa": "#2ca02c", "int": "#9467bd"}
 
@@ -65,7 +77,7 @@ def dot_error_vs_k(results, ax=None):
     """Median relative error of a length-K dot product against K, one line per
     (input format, accumulator) from :func:`gpulab.models.formats.dot_errors`."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4.5))
+        _, ax = plt.subplots(figsize=(WIDTH_IN, 4.5))
     styles = {"fp32": "-o", "fp16": "--s", "bf16": ":^", "fp64": "-."}
     for res in results:
         for acc in ("fp32", "fp16", "bf16", "fp64"):
@@ -77,7 +89,7 @@ def dot_error_vs_k(results, ax=None):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     ax.set_title("dot-product error against K (inputs uniform in [0, 1))")
-    return ax
+    return plain_log_ticks(ax)
 
 
 def scaling_error(x, fmt="fp8_e4m3", ax=None):
@@ -87,7 +99,7 @@ def scaling_error(x, fmt="fp8_e4m3", ax=None):
     raw = F.quantize(x, fmt, saturate=True)
     scaled, s = F.quantize_scaled(x, fmt)
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4))
+        _, ax = plt.subplots(figsize=(WIDTH_IN, 4))
     ax.loglog(np.abs(x), np.maximum(np.abs(raw - x) / np.abs(x), 1e-6), ".", ms=3,
               label="unscaled", alpha=0.6)
     ax.loglog(np.abs(x), np.maximum(np.abs(scaled - x) / np.abs(x), 1e-6), ".", ms=3,
@@ -97,4 +109,4 @@ def scaling_error(x, fmt="fp8_e4m3", ax=None):
     ax.set_ylabel("relative error (floored at 1e-6)")
     ax.legend()
     ax.set_title(f"{fmt}: error per element, 1.0 = lost entirely")
-    return ax
+    return plain_log_ticks(ax)

@@ -5,9 +5,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from gpulab.models import mma
+from gpulab.plots.formats import plain_log_ticks
 from gpulab.plots.style import MIN_FONT_PT
 
-WIDTH_IN = 7.2      # the book's text column (about 7.5 in at 100 dpi): figures are no wider
+WIDTH_IN = 6.7      # the book's text column (676 CSS px = 6.76 in at 100 dpi): figures are no wider
 
 
 def fragment_layout(operand: str = "A", ax=None):
@@ -65,7 +66,7 @@ def roofline(peaks: dict, bandwidth_tbs: float, record=None, bytes_per_element=N
            else "dashed = measured (sizes not recorded)" if record is not None else "")
     ax.set_title(f"roofline at {bandwidth_tbs} TB/s; dots = ridge points (FLOP/byte)"
                  + (f"\n{how}" if how else ""))
-    return ax
+    return plain_log_ticks(ax)
 
 
 def throughput_bars(record, peaks: dict, ax=None):
@@ -73,7 +74,7 @@ def throughput_bars(record, peaks: dict, ax=None):
     names = [n for n in peaks if n in record.tflops]
     x = np.arange(len(names))
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4))
+        _, ax = plt.subplots(figsize=(WIDTH_IN, 4))
     ax.bar(x - 0.2, [peaks[n] for n in names], 0.4, label="datasheet (dense)", color="#c7c7c7")
     ax.bar(x + 0.2, [record.tflops[n] for n in names], 0.4, label="measured", color="#1f77b4")
     for i, n in enumerate(names):
