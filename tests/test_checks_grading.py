@@ -427,3 +427,34 @@ def _register_blocks(t, r):
 def test_a_function_cannot_shorten_the_list_of_cases(check, right):
     res = check(_shortening(right))
     assert not res, res.message
+
+
+# ---- answers that claim to equal everything ------------------------------------------------
+
+class AlwaysEqual(int):
+    """An int whose comparisons always say 'equal' (what a hostile answer returns)."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = int.__hash__
+
+
+def test_an_always_equal_answer_is_graded_by_the_value_it_holds():
+    from gpulab.checks import simt
+
+    assert not vector.check_blocks_for(lambda n, b: AlwaysEqual(0))
+    assert not occupancy.check_register_limit(lambda t, r: AlwaysEqual(0))
+    assert not latency.check_warps_needed(lambda bw, L, n, b: AlwaysEqual(0))
+    assert not simt.check_block_shape({"width": 100, "height": 60,
+                                       "block": (AlwaysEqual(32), AlwaysEqual(1))})
+    assert not occupancy.check_register_budget({"arch": "sm_90", "threads": 256, "shared": 0,
+                                                "registers": AlwaysEqual(99)})
+    assert not memory.check_own_sector({"stride": AlwaysEqual(2), "offset": 0, "elem_bytes": 4})
+    assert not shared.check_float64_padding({"elem_bytes": 8, "row_width": AlwaysEqual(34)})
+    # and plain numpy answers still pass
+    assert simt.check_block_shape({"width": np.int64(100), "height": 60, "block": (np.int32(8), 4)})
+    assert memory.check_own_sector({"stride": np.int64(8), "offset": 0, "elem_bytes": 4})

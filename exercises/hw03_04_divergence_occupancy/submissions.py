@@ -61,3 +61,27 @@ SUBMISSIONS.update({
                                    "time_ratio =": "time_ratio = np.float32(2.0)\nefficiency = 50   # percent"},
                        "scores": {}},
 })
+
+# an integer that claims to equal everything: the public test (== 8) is fooled, the hidden checks
+# compare the plain int it holds; the budget answer holds 99 registers behind the same trick
+ALWAYS_EQUAL = '''
+class Blocks(int):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = int.__hash__
+
+def register_blocks(threads, registers):
+    return Blocks(0)
+'''
+
+SUBMISSIONS.update({
+    "always_equal": {"group": "hostile", "replace": {"def register_blocks": ALWAYS_EQUAL}, "scores": {"q2": 1}},
+    "always_equal_budget": {"group": "hostile",
+                            "replace": {"budget_answer =": 'budget_answer = {"arch": "sm_90", "threads": 256, '
+                                                           '"shared": 0, "registers": Blocks(99)}'},
+                            "scores": {"q3": 0}},
+})

@@ -57,10 +57,11 @@ def check_uniform_split(answer) -> CheckResult:
     simulator here; the figures in ``answer`` are not trusted (they could be typed by hand)."""
     if not isinstance(answer, dict) or "condition" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be its dict")
-    cond, kind = answer["condition"], answer.get("data", "random")
+    cond, kind = answer["condition"], str(answer.get("data", "random"))
     if not isinstance(cond, str) or kind not in ("random", "sorted"):
         return CheckResult(False, "`answer` should hold the explorer's condition text and its data "
                                   "kind ('random' or 'sorted'): run the explorer cell again")
+    cond = str(cond)
     try:
         r = kd.run_branch(cond, kind, n=128, block=64)
     except Exception as e:                  # a condition that does not compile or run

@@ -47,6 +47,7 @@ def check_format_choice(choice, problem: F.BudgetProblem | None = None) -> Check
     if not isinstance(choice, dict) or not {"x", "w", "acc"} <= set(choice):
         return CheckResult(False, "choice must be a dict with keys 'x', 'w' and 'acc', "
                                   f"got {choice!r}")
+    choice = {k: str(choice[k]) for k in ("x", "w", "acc")}     # plain strings, whatever __eq__ says
     for key, allowed in (("x", p.x_formats), ("w", p.w_formats), ("acc", p.accs)):
         if choice[key] not in allowed:
             return CheckResult(False, f"choice[{key!r}] = {choice[key]!r} is not one of {allowed}")

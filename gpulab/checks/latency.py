@@ -5,6 +5,7 @@ import math
 import random
 
 from gpulab.models import latency as lat
+from gpulab.checks.answers import as_number
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
 
@@ -31,6 +32,9 @@ def check_warps_needed(fn) -> CheckResult:
             return CheckResult(False, f"your function raised {type(e).__name__}: {e}")
         if got is None:
             return CheckResult(False, "your function returned None: not solved yet")
+        if as_number(got) is None:
+            return CheckResult(False, f"your function returned {got!r}: not a number")
+        got = as_number(got)                    # the plain number it holds, whatever its __eq__
         want = lat.warps_needed(bw, L, n_sm, b)   # after the call: nothing to peek at
         if isinstance(got, float) and not math.isclose(got, round(got)):
             return CheckResult(False, f"warps come in whole numbers: got {got} for "

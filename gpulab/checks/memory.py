@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpulab import metrics
+from gpulab.checks.answers import as_int
 from gpulab.checks.result import CheckResult
 from gpulab.plots import memory as pm
 
@@ -17,7 +18,9 @@ def check_own_sector(answer) -> CheckResult:
     a 32-byte sector of its own. ``answer`` is the dict the coalescing explorer writes."""
     if not isinstance(answer, dict) or "stride" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
-    s, off, eb = answer["stride"], answer["offset"], answer["elem_bytes"]
+    s, off, eb = (as_int(answer.get(k)) for k in ("stride", "offset", "elem_bytes"))
+    if s is None or s < 1:
+        return CheckResult(False, f"stride should be a whole number of elements, got {answer['stride']!r}")
     if eb != 4 or off != 0:
         return CheckResult(False, f"set element bytes to 4 and offset to 0 (you have {eb} and {off})")
     got = _sectors(s)

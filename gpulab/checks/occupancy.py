@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from gpulab.checks.answers import as_int, as_number
 from gpulab.checks.kernels import CheckResult
 from gpulab.models import occupancy as occ
 
@@ -36,6 +37,9 @@ def check_register_limit(fn, seed=None) -> CheckResult:
             return CheckResult(False, f"your function raised {type(e).__name__}: {e}")
         if got is None:
             return CheckResult(False, "your function returned None: not solved yet")
+        if as_number(got) is None:
+            return CheckResult(False, f"register_blocks({t}, {r}) returned {got!r}: not a number")
+        got = as_number(got)                    # the plain number it holds, whatever its __eq__
         want = occ.occupancy(t, r, 0, "sm_90").limits["registers"]   # after the call
         if got != want:
             return CheckResult(False, f"{t} threads/block, {r} registers/thread: expected {want} "
@@ -92,10 +96,14 @@ def check_register_budget(answer, threads: int = 256, arch: str = "sm_90",
     if not isinstance(answer, dict) or "registers" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be its dict")
     for key, want in (("arch", arch), ("threads", threads), ("shared", 0)):
-        if answer.get(key) != want:
+        got = str(answer.get(key)) if key == "arch" else as_int(answer.get(key))
+        if got != want:
             return CheckResult(False, f"set {key} to {want} (it is {answer.get(key)})")
+    r = as_int(answer["registers"])
+    if r is None or not 1 <= r <= 255:
+        return CheckResult(False, f"registers should be a whole number from 1 to 255, got "
+                                  f"{answer['registers']!r}")
     best = largest_registers_for(target, threads, arch)
-    r = answer["registers"]
     got = occ.occupancy(threads, r, 0, arch)
     if got.occupancy < target - 1e-12:
         return CheckResult(False, f"{r} registers give {got.occupancy:.1%}, below {target:.0%}: "

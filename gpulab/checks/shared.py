@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpulab import metrics
+from gpulab.checks.answers import as_int
 from gpulab.checks.result import CheckResult
 from gpulab.plots import memory as pm
 
@@ -13,7 +14,9 @@ def check_float64_padding(answer) -> CheckResult:
     reaches the ideal wavefront count. ``answer`` is the dict the bank explorer writes."""
     if not isinstance(answer, dict) or "row_width" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
-    eb, w = answer["elem_bytes"], answer["row_width"]
+    eb, w = as_int(answer.get("elem_bytes")), as_int(answer.get("row_width"))
+    if w is None:
+        return CheckResult(False, f"row_width should be a whole number, got {answer['row_width']!r}")
     if eb != 8:
         return CheckResult(False, f"set element bytes to 8 (you have {eb})")
     if w < 32:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpulab.checks.answers import as_int
 from gpulab.checks.kernels import Case, CheckResult, run_cases
 from gpulab.models import launch as lm
 
@@ -47,10 +48,15 @@ def check_block_shape(answer, width: int = 100, height: int = 60) -> CheckResult
     ``width`` x ``height`` image with the fewest idle threads."""
     if not isinstance(answer, dict) or "block" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be its dict")
-    if (answer.get("width"), answer.get("height")) != (width, height):
+    if (as_int(answer.get("width")), as_int(answer.get("height"))) != (width, height):
         return CheckResult(False, f"set the image to {width} x {height} "
                                   f"(it is {answer.get('width')} x {answer.get('height')})")
-    block = tuple(answer["block"])
+    try:
+        block = tuple(as_int(b) for b in answer["block"])
+    except TypeError:
+        block = (None,)
+    if len(block) != 2 or None in block or min(block) < 1:
+        return CheckResult(False, f"block should be two whole numbers (bx, by), got {answer['block']!r}")
     s = lm.summary((width, height), block)
     if not s["valid"]:
         return CheckResult(False, f"block {block} has {s['threads_per_block']} threads: at most 1024")

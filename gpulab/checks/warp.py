@@ -183,7 +183,7 @@ def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
     if not isinstance(answer, dict) or "kind" not in answer or "offsets" not in answer:
         return CheckResult(False, "answer should be a dict with 'kind' and 'offsets' "
                                   "(the widget writes it; did you run its cell?)")
-    kind, offsets = answer["kind"], [int(d) for d in answer["offsets"]]
+    kind, offsets = str(answer["kind"]), [int(d) for d in answer["offsets"]]
     if kind not in KINDS:
         return CheckResult(False, f"kind must be one of {KINDS}, not {kind!r}")
     if not offsets or any(d < 0 or d > 31 for d in offsets):
