@@ -40,4 +40,5 @@ if _os.environ.get("GPULAB_QUIET") != "1":
 
 # inside a Jupyter kernel: the book's figure style, SVG figures, widgets' starting states
 from . import show  # noqa: E402
+from .show import install_line, show_source  # noqa: E402,F401
 show.setup_notebook()

@@ -553,3 +553,40 @@ def test_pdf_has_every_chapter(pdf):
         if re.sub(r"\s+", "", title).lower() not in flat:
             missing.append(title)
     assert not missing, f"chapters missing from the PDF: {missing}"
+
+
+def test_widgets_carry_their_starting_state_when_displayed():
+    """gpulab.show records each control's value in the view data at display time, so the book
+    can tell a snapshot moved by a later cell from the state the reader starts in."""
+    import ipywidgets as W
+
+    from gpulab import show
+
+    assert show.record_widget_starts() and show.record_widget_starts()  # idempotent
+    slider = W.IntSlider(value=3, description="n")
+    drop = W.Dropdown(options=[4, 8], value=8, description="block x")
+    box = W.VBox([slider, W.HBox([drop])])
+    view = box._repr_mimebundle_()["application/vnd.jupyter.widget-view+json"]
+    start = view[START_KEY]
+    assert start[slider.model_id] == {"value": 3, "description": "n"}
+    assert start[drop.model_id]["index"] == 1 and view["model_id"] == box.model_id
+    slider.value = 5
+    assert box._repr_mimebundle_()["application/vnd.jupyter.widget-view+json"][START_KEY][
+        slider.model_id]["value"] == 5
+
+
+def test_figure_style_has_no_text_below_the_minimum():
+    import matplotlib
+
+    from gpulab.plots import style
+
+    style.apply()
+    named = {"xx-small": 0.579, "x-small": 0.694, "small": 0.833, "medium": 1.0,
+             "large": 1.2, "x-large": 1.44, "xx-large": 1.728}
+    base = matplotlib.rcParams["font.size"]
+    for key in ("font.size", "axes.titlesize", "axes.labelsize", "xtick.labelsize",
+                "ytick.labelsize", "legend.fontsize", "legend.title_fontsize", "figure.titlesize"):
+        v = matplotlib.rcParams[key]
+        size = base * named[v] if isinstance(v, str) else float(v)
+        assert size >= style.MIN_FONT_PT, (key, size)
+    assert matplotlib.rcParams["svg.fonttype"] == "none" and matplotlib.rcParams["savefig.dpi"] >= 150
