@@ -14,8 +14,8 @@ def constant_factors(workers=(1, 1000), n_max: float = 1e7, ax=None):
         _, ax = plt.subplots(figsize=(6.4, 4))
     n = np.logspace(1, np.log10(n_max), 200)
     for p in workers:
-        ax.loglog(n, lat.parallel_time(n, p), label=f"$O(n^2)$ on {p:,} worker(s)")
-    ax.loglog(n, n * np.log2(n), "k--", label=r"$O(n \log n)$ on 1 worker")
+        ax.loglog(n, lat.parallel_time(n, p), label=f"O(n²) on {p:,} worker(s)")
+    ax.loglog(n, n * np.log2(n), "k--", label="O(n log n) on 1 worker")
     ax.set_xlabel("problem size n")
     ax.set_ylabel("time (operations / worker)")
     ax.set_title("Parallelism buys a constant factor, not a better slope")
@@ -67,6 +67,6 @@ def bandwidth_vs_warps(spec=lat.H200, latency: float = 700e-9, sizes=(4, 8, 16),
     ax.set_xlabel("resident warps per SM (one load in flight each)")
     ax.set_ylabel("bandwidth (TB/s)")
     ax.set_title(f"{spec.name}, latency {latency * 1e9:.0f} ns")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.grid(alpha=0.3)
     return ax.figure
