@@ -58,11 +58,11 @@ def _scale_one(kernel, h, w, rng, backend):
 
 
 def check_scale(kernel, backend="sim", seed=None) -> CheckResult:
-    """Exercise: a kernel scale(out, a, factor) computing out = factor * a on a float32 matrix,
-    launched with block (32, 8) and grid ceil(width/32) x ceil(height/8). Square matrices of 64
-    and of a random multiple of 32 must be right with coalesced loads (at most 4 sectors per
-    global load request: 32 lanes x 4 bytes); a random matrix whose sides are not multiples of
-    the block must be right too. New random data and sizes on every call unless ``seed``."""
+    """Exercise: a kernel scale(out, a, factor) computing out = factor * a on a square float32
+    matrix, launched with block (32, 8) and grid ceil(n/32) x ceil(n/8). Sides of 64 and of a
+    random multiple of 32 must be right with coalesced loads (at most 4 sectors per global load
+    request: 32 lanes x 4 bytes); a random side that is not a multiple of 32 must be right too.
+    New random data and sizes on every call unless ``seed``."""
     rng = np.random.default_rng(seed)
     square = [64, 32 * int(rng.integers(3, 6))]
     spr = 0.0
@@ -77,9 +77,10 @@ def check_scale(kernel, backend="sim", seed=None) -> CheckResult:
             return CheckResult(False, f"{n} x {n} matrix: output correct, but {spr:.1f} sectors per "
                                       "load request (ideal 4): consecutive lanes (threadIdx.x) should "
                                       "read consecutive addresses, i.e. the last index of a[r, c]")
-    h, w = (int(v) for v in rng.integers(5, 150, 2))
-    rep, err = _scale_one(kernel, h, w, rng, backend)
+    m = int(rng.integers(5, 150))
+    m += m % 32 == 0                         # a side that is not a multiple of the block
+    rep, err = _scale_one(kernel, m, m, rng, backend)
     if err:
         return CheckResult(False, err + " (guard both sides: row < a.shape[0] and col < a.shape[1])")
     return CheckResult(True, f"output correct on {' and '.join(f'{n} x {n}' for n in square)} "
-                             f"({spr:.1f} sectors per load request: coalesced) and on {h} x {w}")
+                             f"({spr:.1f} sectors per load request: coalesced) and on {m} x {m}")
