@@ -1,4 +1,5 @@
 """The outcome every self-check returns: pass or fail, and the reason in words."""
+import textwrap
 from dataclasses import dataclass
 
 
@@ -13,4 +14,7 @@ class CheckResult:
         return self.passed
 
     def __repr__(self):
-        return ("✅ " if self.passed else "❌ ") + self.message
+        text = ("✅ " if self.passed else "❌ ") + self.message
+        # wrapped to the book's output column (76 characters; the mark counts as two)
+        return "\n".join(textwrap.fill(part, 75, subsequent_indent="   ", break_long_words=False,
+                                        break_on_hyphens=False) for part in text.split("\n"))
