@@ -34,7 +34,9 @@ class KernelError(GpulabError):
         if self.line is not None:
             where += f", line {self.line}"
             if self.filename:
-                where += f" of {self.filename}"
+                from .show import package_path  # relative to gpulab, never the machine's path
+
+                where += f" of {package_path(self.filename)}"
         parts.append(f"{type(self).__name__} in {where}")
         if self.source:
             parts.append(f"    {self.source.strip()}")

@@ -15,8 +15,11 @@ PACKAGE_ROOT = Path(__file__).resolve().parent  # .../gpulab
 
 def package_path(path) -> str:
     """``path`` as a reader should see it: relative to the package (``gpulab/kernels/matmul.py``),
-    never the machine's absolute path; paths outside gpulab keep only their file name."""
+    never the machine's absolute path; a notebook cell's code is "a notebook cell"; other
+    paths keep only their file name."""
     p = Path(path)
+    if "ipykernel_" in str(path) or str(path).startswith("<ipython-input"):
+        return "a notebook cell"
     try:
         return str(Path("gpulab") / p.resolve().relative_to(PACKAGE_ROOT))
     except (ValueError, OSError):

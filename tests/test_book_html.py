@@ -418,8 +418,14 @@ def test_source_paths_are_package_relative():
     assert "gpulab/kernels/matmul.py, lines " in md and str(ROOT) not in md
     assert show.package_path(ROOT / "gpulab" / "errors.py") == "gpulab/errors.py"
     assert show.package_path("/somewhere/else/x.py") == "x.py"
+    assert show.package_path("/tmp/ipykernel_123/456.py") == "a notebook cell"
     with pytest.raises(TypeError, match="no Python source"):
         show.show_source(len)
+    from gpulab.errors import KernelError
+
+    msg = str(KernelError("index 47 out of bounds", kernel="k", line=36,
+                          filename=str(ROOT / "gpulab" / "kernels" / "image.py")))
+    assert "line 36 of gpulab/kernels/image.py" in msg and str(ROOT) not in msg
 
 
 # --- the built book -------------------------------------------------------------------------------
