@@ -5,12 +5,14 @@ before. nbclient then either raises CellTimeoutError or, worse, carries on as if
 (a reply noticed only when the timeout fires), so a plain "it executed" test cannot see it: every
 cell's wall time is compared with the timeout instead.
 
-Cost on CI's 2 cores: the book build (test_book.py) already executes every chapter once under
-Python 3.11. This file adds chapter 08 three more times under 3.11, and every chapter once plus
-chapter 08 twice more under 3.12, two notebooks at a time (each in its own kernel). Chapter 08's widget cell stalled in about half of the runs under load before its figure
-moved out of an ``ipywidgets.Output`` (see gpulab/widgets/figure.py), so five stall-free runs
-of it would happen by chance about once in 2**5 = 32 if the cause were still there; every other
-chapter gets one run per interpreter here and one in the book build.
+Cost on CI's 2 cores (about 4 minutes here): the book build (test_book.py) already executes
+every chapter once under Python 3.11. This file adds chapter 08 twice more under 3.11 and every
+chapter once plus chapter 08 twice more under 3.12, two notebooks at a time (each in its own
+kernel), and chapter 08's widget cells alone, 12 times under each interpreter with a short
+timeout. With its figure in an ``ipywidgets.Output`` the widget cell stalled in 5 of 28 runs here
+(0 of 42 since the figure is an ``Image``, see gpulab/widgets/figure.py). At that rate the 24
+widget-only runs would all pass by chance with probability (23/28)**24, about 1%, so a return of
+the cause fails this file; the whole-chapter runs catch stalls elsewhere, more weakly.
 
 Run as a script by the interpreter under test: ``python tests/test_chapter_stalls.py NB TIMEOUT``
 executes NB and prints one JSON line with every cell's wall time and the kernel's Python version.
@@ -152,17 +154,37 @@ def test_stall_detector_names_the_cell():
     assert problems(res, 60, "3 11")[0].endswith("not 3 11")
 
 
-def test_chapter08_repeated_py311():
-    run_all(sys.executable, [CH08] * 3, book_timeout(),
+def widget_cells_notebook(path: Path, out: Path) -> Path:
+    """A copy of chapter 08 with only its set-up cells, the explorer cell and its check cell."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    at = next(i for i, c in enumerate(code) if "ww.explorer(" in c.source)
+    nb.cells = code[:3] + code[at:at + 2]
+    nbformat.write(nb, out)
+    return out
+
+
+WIDGET_TIMEOUT = 30       # the widget cells take a few seconds; a stall waits for the whole limit
+
+
+def test_chapter08_repeated_py311(tmp_path):
+    nb = widget_cells_notebook(CH08, tmp_path / "ch08_widgets.ipynb")
+    here = f"{sys.version_info[0]} {sys.version_info[1]}"
+    run_all(sys.executable, [nb] * 12, WIDGET_TIMEOUT, here)
+    run_all(sys.executable, [CH08] * 2, book_timeout(),
             f"{sys.version_info[0]} {sys.version_info[1]}")
 
 
-def test_every_chapter_py312():
+def test_every_chapter_py312(tmp_path):
     import pytest
 
     py, why = python312()
     if py is None:
         pytest.skip(why)
+    run_all(py, [widget_cells_notebook(CH08, tmp_path / "ch08_widgets.ipynb")] * 12,
+            WIDGET_TIMEOUT, "3 12")
     run_all(py, CHAPTERS + [CH08] * 2, book_timeout(), "3 12")
 
 
