@@ -5,11 +5,15 @@ The counts printed on the figures come from :mod:`gpulab.metrics` (the one place
 rules live); these functions only turn addresses into pictures. Addresses come either from a
 simulator trace (``rep.accesses``) or from :func:`warp_addresses` for a textbook pattern.
 """
+import textwrap
+
 import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import FuncFormatter, LogLocator
 
 from gpulab import metrics
+from gpulab.plots.style import MIN_FONT_PT
 
 WARP = metrics.WARP
 
@@ -62,7 +66,7 @@ def plot_sectors(addresses, elem_bytes=4, mask=None, ax=None, title=None):
     s = coalescing_summary(addr, elem_bytes, act)
     a = addr[act]
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 2.6))
+        _, ax = plt.subplots(figsize=(6.6, 2.8))
     SB, LINE = metrics.SECTOR_BYTES, metrics.WAVEFRONT_BYTES   # sector; 128-byte cache line
     lo = (a.min() // LINE) * LINE if a.size else 0
     hi = (-(-(a.max() + elem_bytes) // LINE)) * LINE if a.size else LINE
@@ -112,14 +116,14 @@ def plot_banks(addresses, elem_bytes=4, mask=None, ax=None, title=None):
         per_bank.setdefault(word % metrics.BANKS, []).append(word)
     depth = max((len(v) for v in per_bank.values()), default=1)
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, min(1.2 + 0.35 * depth, 5.5)))
+        _, ax = plt.subplots(figsize=(6.6, min(1.4 + 0.35 * depth, 5.5)))
     for bank, words in per_bank.items():
         for row, word in enumerate(words):
             lanes = word_lanes[word]
             color = "#2a9d8f" if row == 0 else "#e76f51"
             ax.add_patch(Rectangle((bank, row), 0.95, 0.9, facecolor=color, edgecolor="black", lw=0.4))
             label = str(lanes[0]) if len(lanes) == 1 else f"{lanes[0]}+{len(lanes) - 1}"
-            ax.text(bank + 0.47, row + 0.45, label, ha="center", va="center", fontsize=6, color="white")
+            ax.text(bank + 0.47, row + 0.45, label, ha="center", va="center", fontsize=MIN_FONT_PT, color="white")
     ax.set_xlim(0, metrics.BANKS)
     ax.set_ylim(max(depth, 1), 0)
     step = 1 if depth <= 8 else 4
@@ -161,6 +165,7 @@ def plot_bandwidth_vs_stride(strides, gbps, copy_gbps=None, ax=None, label=None)
     if copy_gbps:
         ax.axhline(copy_gbps, color="gray", ls="--", label="contiguous copy")
     ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))   # 1, 2, 4 (no superscripts)
     ax.set_xlabel("stride (elements)")
     ax.set_ylabel("effective bandwidth (GB/s)")
     ax.legend()
@@ -204,25 +209,26 @@ SCOPES = [  # (execution scope, memory, who sees it, where it lives)
 def plot_scope_map(ax=None):
     """The execution hierarchy beside the memory hierarchy, joined at the scope that sees each memory."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(9, 3.6))
+        _, ax = plt.subplots(figsize=(6.6, 4.4))   # the column's width
     n = len(SCOPES)
     for i, (ex, mem, who, where) in enumerate(SCOPES):
         y = n - 1 - i
         shade = 0.25 + 0.6 * i / (n - 1)
         ax.add_patch(Rectangle((0, y + 0.1), 3, 0.8, facecolor=plt.cm.Blues(shade), edgecolor="black"))
-        ax.text(1.5, y + 0.5, ex, ha="center", va="center", fontsize=9,
+        ax.text(1.5, y + 0.5, textwrap.fill(ex, 14), ha="center", va="center", fontsize=9,
                 color="white" if shade > 0.6 else "black")
         ax.add_patch(Rectangle((5, y + 0.1), 3.4, 0.8, facecolor=plt.cm.Oranges(shade), edgecolor="black"))
-        ax.text(6.7, y + 0.5, mem, ha="center", va="center", fontsize=9,
+        ax.text(6.7, y + 0.5, textwrap.fill(mem, 14), ha="center", va="center", fontsize=9,
                 color="white" if shade > 0.6 else "black")
         ax.annotate("", xy=(5, y + 0.5), xytext=(3, y + 0.5), arrowprops=dict(arrowstyle="<->"))
-        ax.text(8.6, y + 0.5, f"seen by {who}\n{where}", va="center", fontsize=7.5)
+        ax.text(8.6, y + 0.5, textwrap.fill(f"seen by {who}; {where}", 24), va="center",
+                fontsize=MIN_FONT_PT, linespacing=1.1)
     ax.text(1.5, n + 0.1, "execution scope", ha="center", fontweight="bold")
     ax.text(6.7, n + 0.1, "memory it shares", ha="center", fontweight="bold")
     ax.annotate("", xy=(-0.4, 0.1), xytext=(-0.4, n - 0.1), arrowprops=dict(arrowstyle="->"))
     ax.text(-0.6, n / 2, "wider scope: farther, slower, larger", rotation=90, ha="right", va="center",
-            fontsize=8)
-    ax.set_xlim(-1.2, 13)
+            fontsize=MIN_FONT_PT)
+    ax.set_xlim(-1.2, 13.6)
     ax.set_ylim(0, n + 0.4)
     ax.set_axis_off()
     return ax
@@ -237,7 +243,9 @@ def plot_latency(res, ax=None):
     ax.plot(x, [r["cycles_at_max_clock"] for r in rows], "o-", label="global loads (pointer chase)")
     ax.axhline(res["shared"]["cycles_at_max_clock"], color="C2", ls="--", label="shared memory")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("working set (bytes)")
+    ax.xaxis.set_major_locator(LogLocator(base=8))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_text(int(v))))   # "16 KiB"
+    ax.set_xlabel("working set")
     ax.set_ylabel("cycles per dependent load")
     ax.set_title(measured_label(res), fontsize=9)
     ax.legend()
@@ -253,7 +261,7 @@ def plot_shared_occupancy(threads_per_block=256, registers_per_thread=32, marks=
     from gpulab.models.occupancy import occupancy
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.5))
+        _, ax = plt.subplots(figsize=(6.6, 3.5))
     kb = np.arange(0, 228, 1)
     occ = [occupancy(threads_per_block, registers_per_thread, int(k * 1024), arch,
                      max_dynamic_shared_bytes=int(k * 1024)).occupancy for k in kb]
@@ -263,7 +271,7 @@ def plot_shared_occupancy(threads_per_block=256, registers_per_thread=32, marks=
                       max_dynamic_shared_bytes=int(b)).occupancy
         ax.plot(b / 1024, o, "o", label=f"{label}: {b / 1024:.1f} KB, {o:.0%}")
     if marks:
-        ax.legend(fontsize=8)
+        ax.legend()
     ax.set_xlabel("shared memory per block (KB)")
     ax.set_ylabel("occupancy (resident / 64 warps)")
     ax.set_title(f"{arch}: {threads_per_block} threads/block, {registers_per_thread} registers/thread",

@@ -40,7 +40,7 @@ class _Explorer:
     def _show(self, draw):
         with self.fig_out:
             self.fig_out.clear_output(wait=True)
-            fig, ax = plt.subplots(figsize=(9, 2.6))
+            fig, ax = plt.subplots(figsize=(6.6, 2.8))
             draw(ax)
             fig.tight_layout()
             plt.show()
