@@ -66,7 +66,7 @@ def _shuffle_problem(rep, n, block) -> str | None:
     if sh < MIN_SHUFFLES * warps_data:
         return (f"correct values, but {sh} shuffles for {warps_data} warp(s) holding data: combining "
                 f"32 lanes takes log2(32) = {MIN_SHUFFLES} shuffle steps per warp. One lane adding up "
-                f"the others in a loop is serial work, not a warp-level primitive")
+                f"the others in a loop (or atomics) is not the warp-level primitive the exercise asks for")
     if sh > MAX_SHUFFLES * warps_total:
         return (f"correct values, but {sh / warps_total:.0f} shuffles per warp: a tree of "
                 f"{MIN_SHUFFLES} steps (offsets 16, 8, 4, 2, 1, or 1, 2, 4, 8, 16) is enough")
