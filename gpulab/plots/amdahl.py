@@ -6,6 +6,7 @@ import numpy as np
 
 from gpulab.models import amdahl as A
 from gpulab.models import comms as C
+from gpulab.plots.style import MIN_FONT_PT, log_tick_labels
 
 __all__ = ["speedup_curves", "amdahl_vs_gustafson", "fit_plot", "allreduce_vs_size", "stall_shares",
            "scaling_plot", "draw_speedup"]
@@ -28,7 +29,7 @@ def draw_speedup(ax, f: float, p_max: int = 1024, mark_p: float | None = None, l
 def speedup_curves(fs=(0.5, 0.75, 0.9, 0.95, 0.99), p_max: int = 1024, mark=(0.95, 100), ax=None):
     """S(p) for several f, with the ideal S = p and each curve's ceiling 1/(1-f) dashed."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4.2))
+        _, ax = plt.subplots(figsize=(6.6, 4.2))
     p = np.logspace(0, np.log2(p_max), 200, base=2)
     ax.plot(p, p, color="0.6", lw=0.8, label="ideal S = p")
     for f in fs:
@@ -39,14 +40,15 @@ def speedup_curves(fs=(0.5, 0.75, 0.9, 0.95, 0.99), p_max: int = 1024, mark=(0.9
     ax.set_xlabel("processors p")
     ax.set_ylabel("speedup S(p)")
     ax.set_title("Amdahl: each curve flattens at 1/(1-f) (dashed)")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
+    log_tick_labels(ax)
     return ax
 
 
 def amdahl_vs_gustafson(serial: float = 0.05, p_max: int = 1024, ax=None):
     """Fixed-size (Amdahl, f = 1 - serial) against scaled-size (Gustafson) speedup."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4))
+        _, ax = plt.subplots(figsize=(6.6, 4))
     p = np.logspace(0, np.log2(p_max), 200, base=2)
     ax.plot(p, p, color="0.6", lw=0.8, label="ideal")
     ax.plot(p, A.gustafson(serial, p), label=f"Gustafson, serial share {serial:g} of the scaled run")
@@ -55,8 +57,9 @@ def amdahl_vs_gustafson(serial: float = 0.05, p_max: int = 1024, ax=None):
     ax.set_yscale("log", base=2)
     ax.set_xlabel("processors p")
     ax.set_ylabel("speedup")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.set_title("Same 5%, different questions: fixed problem vs problem grown with p")
+    log_tick_labels(ax)
     return ax
 
 
@@ -78,7 +81,8 @@ def fit_plot(fit: A.AmdahlFit, ps, times, used=None, ax=None, unit: str = "ms"):
     ax.set_yscale("log")
     ax.set_xlabel("p")
     ax.set_ylabel(f"time ({unit})")
-    ax.legend(fontsize=8)
+    ax.legend()
+    log_tick_labels(ax)
     return ax
 
 
@@ -87,7 +91,7 @@ def allreduce_vs_size(p: int, alpha: float, links=("PCIe 5.0 x16", "NVLink 4 (H1
     """All-reduce time against message size, ring and binomial tree, for each named link; the
     title says where ``alpha`` (seconds per step) comes from."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4))
+        _, ax = plt.subplots(figsize=(6.6, 4))
     n = np.logspace(2, 10, 120)
     for k, name in enumerate(links):
         B = C.LINKS[name].per_direction
@@ -99,7 +103,8 @@ def allreduce_vs_size(p: int, alpha: float, links=("PCIe 5.0 x16", "NVLink 4 (H1
     ax.set_xlabel("bytes all-reduced")
     ax.set_ylabel("time (s)")
     ax.set_title(f"alpha-beta model, p = {p}, alpha = {alpha * 1e6:.3g} us ({alpha_source})")
-    ax.legend(fontsize=8)
+    ax.legend()
+    log_tick_labels(ax)
     return ax
 
 
@@ -107,7 +112,7 @@ def scaling_plot(models: dict, ps=None, mode: str = "strong", ax=None):
     """Speedup against p for several StepModels (e.g. the same job on PCIe and on NVLink)."""
     ps = np.unique(np.logspace(0, 10, 60, base=2).astype(int)) if ps is None else np.asarray(ps)
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4))
+        _, ax = plt.subplots(figsize=(6.6, 4))
     ax.plot(ps, ps, color="0.6", lw=0.8, label="ideal")
     for label, m in models.items():
         ax.plot(ps, C.scaling(m, ps, mode)["speedup"], label=label)
@@ -116,7 +121,8 @@ def scaling_plot(models: dict, ps=None, mode: str = "strong", ax=None):
     ax.set_xlabel("GPUs p")
     ax.set_ylabel("speedup" if mode == "strong" else "scaled speedup")
     ax.set_title(f"{mode} scaling with an all-reduce every step")
-    ax.legend(fontsize=8)
+    ax.legend()
+    log_tick_labels(ax)
     return ax
 
 
@@ -124,7 +130,7 @@ def launch_chain(rows, k_key: str = "k", ax=None):
     """Time per element-wise step against array size: K separate launches (numba, torch ops) and one
     fused launch, from benchmarks/launch_overhead.py's "chain" rows. Flat = launch-bound."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4))
+        _, ax = plt.subplots(figsize=(6.6, 4))
     n = np.array([r["n"] for r in rows])
     k = np.array([r[k_key] for r in rows])
     ax.plot(n, np.array([r["numba_unfused_s"] for r in rows]) / k * 1e6, "o-", label="numba, one launch per step")
@@ -136,8 +142,9 @@ def launch_chain(rows, k_key: str = "k", ax=None):
     ax.set_yscale("log")
     ax.set_xlabel("array elements n")
     ax.set_ylabel("time per step (us)")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.set_title("Small arrays: the launch, not the work, sets the time")
+    log_tick_labels(ax)
     return ax
 
 
@@ -150,7 +157,7 @@ def stall_shares(res: dict, top: int = 4, ax=None):
         raise ValueError("stall_shares needs benchmarks/results/stall_reasons.json's dict (key "
                          "'kernels'); run python benchmarks/ncu_runs.py stalls on a GPU with ncu")
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 0.9 * len(kernels) + 1.4))
+        _, ax = plt.subplots(figsize=(6.6, 0.9 * len(kernels) + 1.8))
     names = list(kernels)
     reasons = []
     for k in names:
@@ -169,9 +176,9 @@ def stall_shares(res: dict, top: int = 4, ax=None):
         ax.barh(names, w, left=left, color=color, label=r.replace("_", " "))
         left += w
     ax.set_yticks(range(len(names)), [f"{k}\n(built for {kernels[k]['built_for'].replace('_', ' ')})"
-                                      for k in names], fontsize=8)
+                                      for k in names], fontsize=MIN_FONT_PT)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of stall cycles per issued instruction (Nsight Compute warp state)")
-    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.legend(ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return ax

@@ -48,3 +48,33 @@ def use_svg_inline() -> bool:
         return False
     set_matplotlib_formats("svg")
     return True
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def log_tick_labels(ax, axes: str = "xy") -> None:
+    """Label the log-scale axes of ``ax`` with full-size text (1, 2, 4 ... 1024, or 10⁻⁵) instead
+    of matplotlib's mathtext powers, whose superscripts fall below ``MIN_FONT_PT``."""
+    import math
+
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    def label(v, _pos=None):
+        if v <= 0:
+            return ""
+        if 1e-3 <= v < 1e5:
+            return f"{v:g}"
+        e = math.log10(v)
+        if abs(e - round(e)) < 1e-9:
+            return "10" + str(round(e)).translate(_SUPERSCRIPT)
+        e2 = math.log2(v)
+        if abs(e2 - round(e2)) < 1e-9:
+            return "2" + str(round(e2)).translate(_SUPERSCRIPT)
+        return f"{v:.3g}"
+
+    for name in axes:
+        axis = ax.xaxis if name == "x" else ax.yaxis
+        if axis.get_scale() == "log":
+            axis.set_major_formatter(FuncFormatter(label))
+            axis.set_minor_formatter(NullFormatter())

@@ -15,7 +15,7 @@ def draw(tl, ax=None, unit: str = "ms", gap_lane: str = "kernel", title: str | N
     scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[unit]
     lanes = tl.lanes()
     if ax is None:
-        _, ax = plt.subplots(figsize=(9, 0.6 + 0.7 * max(len(lanes), 1)))
+        _, ax = plt.subplots(figsize=(6.6, 0.9 + 0.7 * max(len(lanes), 1)))
     for row, lane in enumerate(lanes):
         ivs = tl.lane(lane)
         bars = [(i.start * scale, i.duration * scale) for i in ivs]

@@ -81,7 +81,7 @@ class AmdahlExplorer(_Explorer):
         ax.set_yscale("log", base=2)
         ax.set_xlabel("p")
         ax.set_ylabel("S(p)")
-        ax.legend(fontsize=8, loc="upper left")
+        ax.legend(loc="upper left")
         self.img.value = _png(fig)
 
 
@@ -193,7 +193,7 @@ class ScalingExplorer(_Explorer):
         ax.set_yscale("log", base=2)
         ax.set_xlabel("GPUs p")
         ax.set_ylabel("speedup")
-        ax.legend(fontsize=8)
+        ax.legend()
         self.img.value = _png(fig)
 
 
