@@ -144,6 +144,18 @@ def test_book_timeout_is_short():
     assert 30 <= book_timeout() <= 180, book_timeout()
 
 
+def test_no_widget_draws_into_an_output_area():
+    """Every gpulab widget shows figures as images (gpulab.widgets.figure): an ipywidgets.Output
+    that receives output makes nbclient send on the shell socket it polls, the stall above."""
+    import re
+
+    bad = [f"{p.name}:{i}" for p in sorted((ROOT / "gpulab" / "widgets").glob("*.py"))
+           for i, line in enumerate(p.read_text().splitlines(), 1)
+           if re.search(r"\b(W|widgets|ipywidgets)\.Output\(|interactive_output|@interact\b",
+                        line)]
+    assert not bad, f"widgets with an Output area: {bad}; use gpulab.widgets.figure instead"
+
+
 def test_stall_detector_names_the_cell():
     """A cell that sat for the whole timeout is reported with its index, id and first line."""
     res = {"notebook": "x.ipynb", "error": None, "kernel_python": "3 12",

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ipywidgets as W
 import matplotlib.pyplot as plt
 
+from gpulab.widgets import figure as wf
+
 from gpulab.kernels import divergence as kd
 
 
@@ -29,7 +31,7 @@ class DivergenceExplorer:
                                description="data x", style=style)
         self.warp = W.IntSlider(value=0, min=0, max=3, description="traced warp", style=style)
         self.text = W.HTML()
-        self.plot = W.Output()
+        self.plot = wf.image()       # not an Output area: see gpulab.widgets.figure
         for w in (self.choice, self.custom, self.kind, self.warp):
             w.observe(self._update, names="value")
         self.box = W.VBox([self.choice, self.custom, W.HBox([self.kind, self.warp]), self.text,
@@ -55,7 +57,7 @@ class DivergenceExplorer:
         except Exception as e:                      # a condition that does not compile or run
             self.namespace[self.name] = {"condition": cond, "error": f"{type(e).__name__}: {e}"}
             self.text.value = f"<b>cannot run</b> <code>{cond}</code>: {type(e).__name__}: {e}"
-            self.plot.clear_output()
+            self.plot.value = b""
             return
         self.namespace[self.name] = {k: r[k] for k in (
             "condition", "data", "efficiency", "then_efficiency", "else_efficiency",
@@ -74,11 +76,8 @@ class DivergenceExplorer:
             f"{r['efficiency']:.4f}</code>")
         if self.draw:
             from gpulab.plots import masks
-            self.plot.clear_output(wait=True)
-            from IPython.display import display
-            with self.plot:
-                fig = masks.mask_timeline(r["report"])
-                display(fig)
+            fig = masks.mask_timeline(r["report"])
+            wf.show(self.plot, fig)
             plt.close(fig)
 
     def _ipython_display_(self):

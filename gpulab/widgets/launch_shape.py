@@ -8,6 +8,8 @@ from __future__ import annotations
 import ipywidgets as W
 import matplotlib.pyplot as plt
 
+from gpulab.widgets import figure as wf
+
 from gpulab.models import launch as lm
 
 SIDES = [1, 2, 4, 8, 12, 16, 20, 24, 32, 64, 128, 256, 512, 1024]
@@ -29,7 +31,7 @@ class LaunchShapeExplorer:
         self.bx = W.Dropdown(options=SIDES, value=block[0], description="block x", style=style)
         self.by = W.Dropdown(options=SIDES, value=block[1], description="block y", style=style)
         self.text = W.HTML()
-        self.plot = W.Output()
+        self.plot = wf.image()       # not an Output area: see gpulab.widgets.figure
         for w in (self.width, self.height, self.bx, self.by):
             w.observe(self._update, names="value")
         self.box = W.VBox([W.HBox([W.VBox([self.width, self.height]), W.VBox([self.bx, self.by])]),
@@ -60,11 +62,8 @@ class LaunchShapeExplorer:
             f"<br><code>{self.name}['block'] = {s['block']}</code>")
         if self.draw and s["valid"] and s["threads"] <= 20_000:
             from gpulab.plots import launch as lp
-            self.plot.clear_output(wait=True)
-            from IPython.display import display
-            with self.plot:
-                fig = lp.owners(self.width.value, self.height.value, s["block"])
-                display(fig)
+            fig = lp.owners(self.width.value, self.height.value, s["block"])
+            wf.show(self.plot, fig)
             plt.close(fig)
 
     def _ipython_display_(self):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ipywidgets as W
 import matplotlib.pyplot as plt
 
+from gpulab.widgets import figure as wf
+
 from gpulab.plots import memory as pm
 
 _STYLE = {"description_width": "150px"}
@@ -34,16 +36,15 @@ class _Explorer:
     def __init__(self, namespace, name):
         self.namespace = namespace if namespace is not None else {}
         self.name = name
-        self.fig_out = W.Output()
+        self.fig_out = wf.image()    # not an Output area: see gpulab.widgets.figure
         self.text = W.HTML()
 
     def _show(self, draw):
-        with self.fig_out:
-            self.fig_out.clear_output(wait=True)
-            fig, ax = plt.subplots(figsize=(6.6, 2.8))
-            draw(ax)
-            fig.tight_layout()
-            plt.show()
+        fig, ax = plt.subplots(figsize=(6.6, 2.8))
+        draw(ax)
+        fig.tight_layout()
+        wf.show(self.fig_out, fig)
+        plt.close(fig)
 
     def _ipython_display_(self):
         from IPython.display import display
