@@ -199,3 +199,19 @@ def test_device_functions_are_typed_through_the_kernel():
     out, x = _args()
     with pytest.raises(errors.NotCompilable, match="data"):
         gpulab.launch(k, 1, 64, out, x, backend="sim")
+
+
+def test_a_failure_of_the_check_itself_warns_and_runs(monkeypatch):
+    """An ImportError in gpulab's set-up is not numba's verdict: the kernel runs, with a warning."""
+    def broken(fn, argtypes):
+        raise ImportError("no module named numba.cuda.something")
+    monkeypatch.setattr(typecheck, "_type_only", broken)
+
+    @cuda.jit
+    def fill(out):
+        out[cuda.grid(1)] = 3
+
+    out = np.zeros(32, np.int32)
+    with pytest.warns(UserWarning, match="could not type-check `fill`"):
+        gpulab.launch(fill, 1, 32, out, backend="sim")
+    assert (out == 3).all()

@@ -189,11 +189,10 @@ def _line_of(exc, fn):
 
 
 def _is_numba_error(exc):
-    """True for numba's verdicts on the code (typing, unsupported construct, bytecode)."""
+    """True for numba's verdicts on the code (typing, unsupported construct, bytecode, and
+    numba's own internal errors: numba would fail the same way compiling it for a GPU)."""
     import numba.core.errors as core_errors
     from numba.cuda.core import errors as cuda_errors
-    if isinstance(exc, (core_errors.InternalError, cuda_errors.InternalError)):
-        return False
     verdicts = (core_errors.NumbaError, cuda_errors.NumbaError, NotImplementedError)
     if isinstance(exc, verdicts) or type(exc).__name__ == "UnsupportedBytecodeError":
         return True
