@@ -77,10 +77,11 @@ def run_notebook(path: str, timeout: int) -> dict:
 def python312() -> tuple[str | None, str]:
     """An interpreter for Python 3.12 that has the pinned requirements, or why there is none.
 
-    Looked for in $GPULAB_PYTHON312, then /work/venv312/bin/python, then `python3.12` on PATH.
+    Looked for in $GPULAB_PYTHON312, then .venv-312/ in the repository (git ignores it), then
+    /work/venv312, then `python3.12` on PATH.
     """
-    cands = [os.environ.get("GPULAB_PYTHON312"), "/work/venv312/bin/python",
-             shutil.which("python3.12")]
+    cands = [os.environ.get("GPULAB_PYTHON312"), str(ROOT / ".venv-312" / "bin" / "python"),
+             "/work/venv312/bin/python", shutil.which("python3.12")]
     why = []
     for c in cands:
         if not c or not Path(c).exists():
@@ -92,9 +93,9 @@ def python312() -> tuple[str | None, str]:
         if probe.returncode == 0 and last.split() == ["3", "12"]:
             return c, ""
         why.append(f"{c}: {(probe.stderr.strip().splitlines() or [probe.stdout.strip()])[-1]}")
-    return None, ("no Python 3.12 with gpulab's requirements (set GPULAB_PYTHON312, or "
-                  "python3.12 -m venv /work/venv312 && /work/venv312/bin/pip install "
-                  "-r requirements.txt -e .)" + (f"; tried {why}" if why else ""))
+    return None, ("no Python 3.12 with gpulab's requirements (python3.12 -m venv .venv-312 && "
+                  ".venv-312/bin/pip install -r requirements.txt -e . , or set "
+                  "GPULAB_PYTHON312)" + (f"; tried {why}" if why else ""))
 
 
 def execute(python: str, notebook: Path, timeout: int) -> dict:
