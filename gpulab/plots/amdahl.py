@@ -157,7 +157,7 @@ def stall_shares(res: dict, top: int = 4, ax=None):
         raise ValueError("stall_shares needs benchmarks/results/stall_reasons.json's dict (key "
                          "'kernels'); run python benchmarks/ncu_runs.py stalls on a GPU with ncu")
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.6, 0.9 * len(kernels) + 1.8))
+        _, ax = plt.subplots(figsize=(6.3, 0.9 * len(kernels) + 1.8))   # tick labels stick out: stays in the column
     names = list(kernels)
     reasons = []
     for k in names:

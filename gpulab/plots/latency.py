@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from gpulab.models import latency as lat
+from gpulab.plots.style import log_tick_labels
 
 
 def constant_factors(workers=(1, 1000), n_max: float = 1e7, ax=None):
@@ -21,6 +22,7 @@ def constant_factors(workers=(1, 1000), n_max: float = 1e7, ax=None):
     ax.set_title("Parallelism buys a constant factor, not a better slope")
     ax.legend()
     ax.grid(True, which="major", alpha=0.3)
+    log_tick_labels(ax)
     return ax.figure
 
 
