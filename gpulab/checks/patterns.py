@@ -27,7 +27,7 @@ def check_halo_tile(answer, target=1.6) -> CheckResult:
         return CheckResult(False, f"TILE {t} works, but so does {smaller[0]}: find the smallest")
     return CheckResult(True, f"TILE {t}: {c['tiled_loads_per_pixel']:.3f} loads per pixel with "
                              f"{c['threads_per_block']} threads: the halo costs less as the tile grows, "
-                             "and the 1024-thread limit caps the tile")
+                             "and, with one thread per output pixel, the 1024-thread limit caps the tile")
 
 
 def check_invert(kernel, dispatch, backend="sim", seed=None) -> CheckResult:
