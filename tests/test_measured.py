@@ -56,7 +56,7 @@ def test_every_committed_json_has_a_section():
 def test_every_committed_json_is_shown_by_the_notebook():
     nb = nbformat.read(NOTEBOOK, as_version=4)
     src = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    explicit = set(re.findall(r'measured\.show\("(\w+)"\)', src))
+    explicit = set(re.findall(r'measured\.show\("(\w+)"', src))
     missing = [n for n in COMMITTED if n not in explicit]
     # the rest are shown by the "other results" loop, which shows everything not listed as shown
     listed = set(re.findall(r'"(\w+)"', src.split("shown = ", 1)[1].split("}", 1)[0]))
@@ -136,9 +136,13 @@ def test_reduction_target_can_be_missed():
 
 def test_divergence_ratio_recomputed():
     r = raw("divergence_paths")
-    hs = measured.headlines("divergence_paths", r)
+    hs = [h for h in measured.headlines("divergence_paths", r) if h.what.startswith("divergent time")]
     iters = sorted({x["iters"] for x in r["rows"]})
     assert len(hs) == len(iters)
+    (n,) = [h for h in measured.headlines("divergence_paths", r) if "(ncu)" in h.what]
+    top = max(r["ncu"]["rows"], key=lambda x: x["paths"])
+    assert n.value == pytest.approx(top["smsp__inst_executed.sum"] /
+                                    min(r["ncu"]["rows"], key=lambda x: x["paths"])["smsp__inst_executed.sum"])
     for it, h in zip(iters, hs):
         rows = {x["paths"]: x for x in r["rows"] if x["iters"] == it and x["mode"] == "divergent"}
         pmax = max(rows)
@@ -520,3 +524,129 @@ def test_int4_mma_on_sm90_is_not_int4_sass():
     assert all(x["accepted"] for x in rows)
     assert all("S4" in x["tensor_sass"] for x in s4 if x["arch"] == "sm_80")
     assert not any("S4" in x["tensor_sass"] for x in s4 if x["arch"] == "sm_90")
+
+
+# ---------------------------------------------------------------- the appendix as the book shows it
+
+WIDTH_TABLE = 84      # tests/test_book_html.py: MAX_TABLE_CHARS
+WIDTH_OUTPUT = 76     # tests/test_book_html.py: MAX_OUTPUT_CHARS
+MACHINE = re.compile(r"/work/|/root/|/home/|/tmp/|/usr/local/|site-packages")
+DEV = re.compile(r"\bissue \d+|\bseeds? 0\d\d|design notes|\bTODO\b|earlier", re.I)
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_show_prints_within_the_column_without_machine_paths(name, capsys):
+    measured.show(name, RESULTS)
+    out = capsys.readouterr().out
+    assert out.strip()
+    wide = [x for x in out.splitlines() if len(x) > WIDTH_OUTPUT]
+    assert not wide, wide
+    assert not MACHINE.search(out), MACHINE.search(out).group(0)
+    assert not DEV.search(out), DEV.search(out).group(0)
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_tables_fit_the_column_and_hide_the_index(name):
+    t = measured.table(name, raw(name), RESULTS)
+    if t is None:
+        return
+    assert measured.text_width(t) <= WIDTH_TABLE, (name, measured.text_width(t))
+    html = measured.display_table(t).to_html()
+    assert "<tbody>" in html and 'class="row_heading' not in html   # no index column
+    assert not MACHINE.search(html) and not DEV.search(html)
+
+
+def test_scorecard_and_provenance_fit_the_column():
+    assert measured.text_width(measured.scorecard().drop(columns="from")) <= WIDTH_TABLE
+    assert measured.text_width(measured.provenance()) <= WIDTH_TABLE
+    assert not DEV.search(measured.scorecard().to_string())
+
+
+def test_text_width_is_the_longest_word_per_column():
+    import pandas as pd
+    t = pd.DataFrame({"a b": ["xx yyyy", "z"], "c": [1234567.0, 0.5]})
+    assert measured.text_width(t) == (4 + 3) + (len("1,234,567") + 3)
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_figures_are_legible_and_fit_the_column(name):
+    from matplotlib.text import Text
+
+    from gpulab.plots.style import MIN_FONT_PT
+    for fig in measured.figures(name, raw(name)):
+        assert fig.get_size_inches()[0] <= 6.7, name
+        assert fig.get_tightbbox(fig.canvas.get_renderer()).width <= 6.7, name   # labels too
+        assert "$" not in "".join(t.get_text() for t in fig.findobj(Text)), name  # no mathtext
+        small = [t.get_text() for t in fig.findobj(Text) if t.get_text() and t.get_fontsize() < MIN_FONT_PT]
+        assert not small, (name, small)
+
+
+def test_every_glued_figure_has_a_numbered_captioned_block():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for name, fig in re.findall(r'measured\.show\("(\w+)", fig="([\w-]+)"\)', code):
+        n = len(measured.figures(name, raw(name))) if name in COMMITTED else 1
+        assert n >= 1, name
+        for i in range(n):
+            key = fig if i == 0 else f"{fig}-{'bcdefgh'[i - 1]}"
+            m = re.search(r"```\{glue:figure\} " + re.escape(key) + r"\n:name: " + re.escape(key)
+                          + r"\n\n(.+?)```", text, re.S)
+            assert m and m.group(1).strip(), key
+        plt.close("all")
+    shown = set(re.findall(r'measured\.show\("(\w+)"\)', code))   # shown without a figure name
+    assert not [n for n in shown if n in COMMITTED and measured.figures(n, raw(n))]
+
+
+def test_appendix_is_labelled_titled_and_reader_facing():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    first = nb.cells[0].source.splitlines()
+    assert first[0] == "(appendix-measured)=" and first[1] == "# Measured on an H200"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all("hide-input" in c.metadata.get("tags", []) for c in code[:3])
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert not DEV.search(text.replace("tensor_cores_throughput_issue7", "")), DEV.search(text)
+    assert not MACHINE.search(text)
+    for n in range(1, 12):
+        if n != 2:
+            assert f"<ch{n:02d}>" in text, n        # every chapter that uses a result is linked
+    assert "{cite}" in text and "(appendix-rerun)=" in text
+
+
+def test_superseded_figures_are_labelled_as_such(capsys):
+    lo = raw("launch_overhead")
+    hs = by_what(measured.headlines("launch_overhead", lo))
+    idle = hs["events on an idle stream (not GPU time)"]
+    assert idle.text.startswith("Not a GPU time") and idle.score is False
+    t = measured.table("launch_overhead", lo)
+    row = t[t["what the figure is"].str.startswith("events on an idle stream")]
+    assert "not a GPU time" in row.iloc[0, 0]
+    lp = lo["launch_parts"]["numba"]
+    assert row.iloc[0, 1] == pytest.approx(lp["events_idle_stream_s"] * 1e6)
+    (h,) = measured.headlines("tensor_cores_throughput_issue7", raw("tensor_cores_throughput_issue7"), RESULTS)
+    assert h.text.startswith("Superseded") and h.score is False
+    measured.show("tensor_cores_throughput_issue7", RESULTS)
+    assert "rerun: not possible" in capsys.readouterr().out
+
+
+def test_cuda_driver_api_is_never_the_display_driver():
+    for name in COMMITTED:
+        env = measured.environment(raw(name), name)
+        if "driver" in env and "cuda_driver_api" in env:
+            assert env["driver"] != env["cuda_driver_api"], name
+
+
+def test_widget_png_is_high_resolution_and_shown_at_figure_size():
+    from gpulab.plots import style
+    from gpulab.widgets import figure as wf
+    fig, ax = wf.figure((3.0, 2.0))
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("t")
+    view = wf.image()
+    wf.show(view, fig)
+    w = wf.png_width(view.value)
+    assert style.RC["savefig.dpi"] >= 2 * style.RC["figure.dpi"]
+    assert int(view.width) == round(w * style.RC["figure.dpi"] / style.RC["savefig.dpi"])
+    assert w >= 1.5 * int(view.width)                 # test_book_html's MIN_PNG_DENSITY
+    with pytest.raises(ValueError, match="PNG"):
+        wf.png_width(b"GIF89a" + bytes(30))

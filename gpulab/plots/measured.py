@@ -25,7 +25,7 @@ import numpy as np
 
 __all__ = ["SECTIONS", "Section", "Headline", "results_dir", "available", "load", "uncovered",
            "run_info", "label", "headlines", "scorecard", "table", "figure", "show", "provenance",
-           "missing_message"]
+           "missing_message", "figures", "display_table", "text_width", "WIDTH"]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,6 +79,9 @@ def _blocks(res: dict) -> list[dict]:
     for k in ("environment", "env", "versions", "machine"):
         if isinstance(res.get(k), dict):
             out.append(res[k])
+    m = res.get("measured")                     # perf_model.json: measured.environment
+    if isinstance(m, dict) and isinstance(m.get("environment"), dict):
+        out.append(m["environment"])
     return out
 
 
@@ -113,6 +116,8 @@ def environment(res: dict, name: str | None = None) -> dict:
     # "driver" in bandwidth.json and "driver_version" in occupancy_vs_driver.json are the CUDA
     # driver API version (cuDriverGetVersion), not the display driver's
     api = _first(res, "cuda_driver_api", "driver_version", "driver")
+    if api and str(api) == env.get("driver"):   # the display driver, no API version recorded
+        api = None
     if api:
         env["cuda_driver_api"] = ".".join(map(str, api)) if isinstance(api, list) else str(api)
     date = _first(res, "when_utc", "date_utc", "measured_at", "date")
@@ -134,7 +139,8 @@ def environment(res: dict, name: str | None = None) -> dict:
         m = re.search(r"cuda_(\d+\.\d+)", res["nvcc"])
         env["nvcc"] = m.group(1) if m else res["nvcc"]
     if isinstance(res.get("machine"), dict) and "cpus" in res["machine"]:
-        env["cpu"] = f"{res['machine']['cpus']} CPU cores ({res['machine'].get('platform', '?')})"
+        env["cpu"] = (f"{res['machine']['cpus']} CPU cores "
+                      f"({str(res['machine'].get('platform', '?')).split('-')[0]})")
     if name == "fidelity" and "gpu" not in env:
         env.update(_fidelity_readme())
     return env
@@ -185,9 +191,14 @@ def _day_time(d: str) -> str:
     return f"{m.group(1)} {m.group(2)} UTC" if m else d
 
 
-def _wrap(text: str, width: int = 95) -> str:
+WIDTH = 76  # characters per output line that the book's text column holds
+COLUMN_IN = 6.6  # inches a figure may take, labels included (676 px column at 100 px/inch)
+
+
+def _wrap(text: str, width: int = WIDTH, first: str = "", rest: str = "") -> str:
     import textwrap
-    return "\n".join(textwrap.wrap(text, width))
+    return "\n".join(textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest,
+                                    break_on_hyphens=False))
 
 
 def label(name: str, res: dict) -> str:
@@ -296,7 +307,7 @@ def _h_bandwidth(r):
         out.append(Headline("padded transpose vs copy", ratio,
                             f"Padded shared-memory transpose, {(r.get('transpose') or {}).get('side')}^2 "
                             f"float32, against the best copy of the same run: {each}.",
-                            0.8, ">= 80% of the copy", against=f"best copy kernel, same run ({best_k})"))
+                            0.8, ">= 80% of the copy", against="best copy kernel, same run"))
     mm = r.get("matmul") or {}
     ours = (mm.get("kernels") or {}).get("matmul_tiled", {}).get("TFLOPs")
     ref = (mm.get("torch_fp32_tf32_off") or {}).get("TFLOPs")
@@ -320,9 +331,27 @@ def _h_divergence(r):
             u = (f"; warp-uniform choice of the same paths: {uni[pmax]['ms_median'] / uni[1]['ms_median']:.2f}x"
                  if pmax in uni and 1 in uni else "")
             out.append(Headline(f"divergent time at {pmax} paths, {iters}-iteration body", ratio,
+                                f"Kernel GPU time (CUDA events), paths of equal length, "
                                 f"{iters}-iteration bodies: {pmax} divergent paths per warp take "
                                 f"{ratio:.1f}x the time of 1 path (model T_warp = sum of T_p: "
                                 f"{pmax}x){u}.", against=f"1 path; model: {pmax}x"))
+    from gpulab import results_views
+    split = results_views.divergence_instruction_split(r)
+    vr = [x for x in (results_views.divergence_paths(r) or []) if x.get("ncu_inst_executed")]
+    if split and vr:
+        top = max(vr, key=lambda x: x["paths"])
+        ncu_it = "/".join(str(i) for i in sorted({x.get("iters") for x in r["ncu"]["rows"]}))
+        out.append(Headline("warp instructions at the most paths (ncu)", top["ncu_inst_executed_ratio"],
+                            f"Nsight Compute ({ncu_it}-iteration body), {top['paths']} paths "
+                            f"against 1: "
+                            f"{top['ncu_time_ratio']:.1f}x the kernel time (gpu__time_duration), "
+                            f"{top['ncu_inst_executed_ratio']:.1f}x the warp instructions, "
+                            f"{top['ncu_threads_per_inst']:.2f} active threads per instruction "
+                            f"({top['ncu_pred_on_threads_per_inst']:.2f} predicated on). A line "
+                            f"common + P x per-path fits every P within "
+                            f"{split['max_rel_residual']:.1%} and predicts "
+                            f"{split['predicted_ratio_at_32']:.1f}x at 32 paths: the code all paths "
+                            f"share is why the ratio stays below P.", score=False))
     return out
 
 
@@ -335,11 +364,13 @@ def _h_occupancy(r):
     listed = [k for k, v in lim.items() if isinstance(v, list) and v[0] is not None]
     kinds = ", ".join(f"{k} {s['match']}/{s['configurations']}" for k, s in r.get("summary", {}).items())
     return [Headline("occupancy calculator = driver", agree / n if n else None,
-                     f"gpulab's occupancy calculator against cuOccupancyMaxActiveBlocksPerMultiprocessor: "
+                     f"On the {r.get('device', 'GPU')} ({r.get('arch', '?')} only: the driver "
+                     f"answers for the GPU it runs on), gpulab's occupancy calculator against "
+                     f"cuOccupancyMaxActiveBlocksPerMultiprocessor: "
                      f"{agree} of {n} configurations give the same blocks per SM ({kinds}); "
                      f"{len(r.get('mismatches', []))} mismatches recorded; {len(same)} of {len(listed)} "
                      f"device limits equal gpulab's table.", 1.0, "all configurations agree",
-                     against="cuOccupancyMaxActiveBlocksPerMultiprocessor")]
+                     against="the CUDA driver's occupancy API")]
 
 
 def fidelity_counts(r: dict) -> dict:
@@ -365,40 +396,49 @@ def _h_fidelity(r):
 
 
 def _h_launch(r):
+    from gpulab import results_views
     out = []
     nb, th = r.get("numba_tiny", {}), r.get("torch_add_", {})
     if nb.get("host_s_per_launch"):
         tail = ""
         if th.get("host_s_per_launch"):
-            tail = (f"; a small torch op {th['host_s_per_launch'] * 1e6:.1f} us "
+            tail = (f"; a small torch operation {th['host_s_per_launch'] * 1e6:.1f} us "
                     f"({nb['host_s_per_launch'] / th['host_s_per_launch']:.1f}x less)")
         out.append(Headline("numba launch, host side (s)", nb["host_s_per_launch"],
-                            f"A numba launch costs the host {nb['host_s_per_launch'] * 1e6:.1f} us"
-                            f"{tail}.", score=False))
-    lp = (r.get("launch_parts") or {}).get("numba")
-    if lp:
-        ncu = (lp.get("ncu_gpu_time_duration") or {}).get("gpu_time_duration_s_median")
-        out.append(Headline("numba tiny kernel, GPU time (s)", lp["gpu_single_behind_long_s"],
-                            f"The tiny kernel's own GPU time: {lp['gpu_single_behind_long_s'] * 1e6:.1f} us "
-                            f"between events queued behind a long kernel, "
-                            f"{lp['gpu_back_to_back_s'] * 1e6:.2f} us each back to back"
-                            + (f", {ncu * 1e6:.2f} us by ncu's gpu__time_duration" if ncu else "")
-                            + f"; end to end (launch + sync) {lp['end_to_end_s'] * 1e6:.1f} us.",
+                            f"Host launch cost (enqueue only, no synchronisation): a numba launch "
+                            f"costs the host {nb['host_s_per_launch'] * 1e6:.1f} us{tail}.",
                             score=False))
+    lp = results_views.launch_parts(r)
+    if lp and "numba" in lp:
+        n = lp["numba"]
+        ncu = n.get("ncu_gpu_time_duration_s")
+        out.append(Headline("numba tiny kernel, GPU time (s)", n["gpu_single_behind_long_s"],
+                            f"GPU time of the tiny kernel itself: {n['gpu_single_behind_long_s'] * 1e6:.1f}"
+                            f" us between events queued behind a long kernel, "
+                            f"{n['gpu_back_to_back_s'] * 1e6:.2f} us each back to back"
+                            + (f", {ncu * 1e6:.2f} us by Nsight Compute's gpu__time_duration" if ncu else "")
+                            + f". End to end (launch + synchronize, host clock): "
+                            f"{n['end_to_end_s'] * 1e6:.1f} us.", score=False))
+        if n.get("events_idle_stream_s"):
+            out.append(Headline("events on an idle stream (not GPU time)", n["events_idle_stream_s"],
+                                f"Not a GPU time: CUDA events around one launch on an idle stream "
+                                f"give {n['events_idle_stream_s'] * 1e6:.1f} us, because the start "
+                                f"event completes before the host has finished launching, so the "
+                                f"interval holds the host launch path.", score=False))
     ch = r.get("chain") or []
     if ch:
         small = min(ch, key=lambda x: x["n"])
         out.append(Headline("fused / unfused chain", small["numba_unfused_s"] / small["numba_fused_s"],
-                            f"A chain of {small['k']} element-wise steps on {small['n']:,} floats: "
-                            f"{small['k']} launches {small['numba_unfused_s'] * 1e3:.2f} ms, one fused "
-                            f"launch {small['numba_fused_s'] * 1e3:.3f} ms "
+                            f"End to end, a chain of {small['k']} element-wise steps on {small['n']:,} "
+                            f"floats: {small['k']} launches {small['numba_unfused_s'] * 1e3:.2f} ms, one "
+                            f"fused launch {small['numba_fused_s'] * 1e3:.3f} ms "
                             f"({small['numba_unfused_s'] / small['numba_fused_s']:.0f}x).",
                             against=f"one fused launch, n = {small['n']:,}"))
     tl = r.get("timelines") or {}
     if "serial" in tl and "overlapped" in tl:
-        s, o = tl["serial"]["summary"], tl["overlapped"]["summary"]
-        out.append(Headline("kernel share of the pipeline", s["kernel_share"],
-                            f"Pipeline timeline: the kernel lane is busy {_pct(s['kernel_share'])} of "
+        s_, o = tl["serial"]["summary"], tl["overlapped"]["summary"]
+        out.append(Headline("kernel share of the pipeline", s_["kernel_share"],
+                            f"Pipeline timeline: the kernel lane is busy {_pct(s_['kernel_share'])} of "
                             f"the time serial, {_pct(o['kernel_share'])} overlapped: the host is the "
                             f"serial part.", score=False))
     return out
@@ -481,15 +521,16 @@ def _h_throughput(r):
 def _h_issue7(r, root=None):
     new = load("tensor_cores_throughput", root)
     if not new:
-        return [Headline("issue 7 figures", None, "Earlier figures; no newer run to compare with.",
-                         score=False)]
+        return [Headline("undated figures", None, "Superseded, undated figures; no dated run to "
+                         "compare with.", score=False)]
     pairs = [(p, r["tflops"][p], new["tflops"][p]) for p in r.get("tflops", {}) if p in new.get("tflops", {})]
     txt = "; ".join(f"{p} {o:.0f} -> {n:.0f} ({n / o - 1:+.0%})" for p, o, n in pairs)
     worst = min(pairs, key=lambda x: x[2] / x[1])
-    return [Headline("issue 7 vs this run", worst[2] / worst[1],
-                     f"Issue 7's one-off figures against this run's n = 8192 matmuls (TFLOP/s): {txt}. "
-                     f"Issue 7 recorded neither sizes nor timing method, so the differences are not "
-                     f"explained.", against=f"issue 7 figures; lowest ratio ({worst[0]})")]
+    return [Headline("undated figures vs the dated run", worst[2] / worst[1],
+                     f"Superseded: undated H200 throughputs, recorded without matrix sizes or a "
+                     f"timing method, against the dated n = 8192 run (TFLOP/s): {txt}. Without "
+                     f"sizes or method the differences cannot be explained; use the dated run.",
+                     score=False, against=f"dated run; lowest ratio ({worst[0]})")]
 
 
 def _h_sim_speed(r):
@@ -510,35 +551,57 @@ def _h_latency(r):
         return []
     from gpulab import results_views
     lv = results_views.latency_levels(r)
-    big = max(g, key=lambda x: x["working_set_bytes"])
-    levels = "; ".join(f"{k} {lv[k]:.0f} ns" for k in ("L1", "L2", "DRAM") if k in lv)
-    return [Headline("latency ladder", big.get("ns"),
-                     f"Dependent loads: shared memory {r['shared']['ns']:.1f} ns = "
-                     f"{r['shared']['cycles_at_max_clock']:.0f} cycles; {levels}; "
-                     f"a {big['working_set_bytes'] / 2**20:.0f} MiB working set "
-                     f"{big.get('ns', float('nan')):.0f} ns = {big['cycles_at_max_clock']:.0f} cycles.",
-                     score=False)]
+    names = {"L1": "L1-resident", "L2": "L2-resident", "DRAM": "HBM (DRAM)"}
+    levels = "; ".join(f"{names[k]} {_sizes(lv['sizes_' + k])}: {lv[k]:.1f} ns = "
+                       f"{lv['cycles_' + k]:.0f} cycles" for k in ("L1", "L2", "DRAM") if k in lv)
+    return [Headline("latency ladder", lv.get("DRAM"),
+                     f"Unloaded load-to-use latency of one dependent load (median over the working "
+                     f"sets of each level): shared memory {r['shared']['ns']:.1f} ns = "
+                     f"{r['shared']['cycles_at_max_clock']:.0f} cycles; {levels}. Cycles at the "
+                     f"maximum SM clock of {lv['max_sm_clock_GHz']} GHz.", score=False)]
+
+
+def _size(b: int) -> str:
+    for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= k:
+            return f"{b / k:g} {unit}"
+    return f"{b} B"
+
+
+def _sizes(bs) -> str:
+    return f"{_size(min(bs))}" if len(bs) == 1 else f"{_size(min(bs))} to {_size(max(bs))}"
 
 
 def _h_allreduce(r):
-    fr = r.get("fit", {})
-    out = [Headline("all-reduce alpha, B", fr.get("alpha_s"),
-                    f"alpha = {fr.get('alpha_s', float('nan')) * 1e6:.1f} us per ring step, "
-                    f"B = {fr.get('bandwidth_Bps', float('nan')) / 1e9:.0f} GB/s each way.", score=False)]
-    if fr.get("alpha_graph_s"):
-        out.append(Headline("all-reduce alpha from CUDA-graph replay", fr["alpha_graph_s"],
-                            f"Small all-reduces replayed from a CUDA graph: "
-                            f"{fr['small_message_graph_s'] * 1e6:.1f} us each (alpha = "
-                            f"{fr['alpha_graph_s'] * 1e6:.1f} us per ring step); back to back from "
-                            f"Python {fr.get('small_message_back_to_back_s', float('nan')) * 1e6:.1f} us; "
-                            f"one call between events {fr['small_message_time_s'] * 1e6:.1f} us.",
-                            score=False))
-    p2p = {k: v for k, v in (r.get("p2p_copy") or {}).items() if isinstance(v, dict) and "GBps" in v}
-    if p2p:
-        out.append(Headline("peer-to-peer copy", max(v["GBps"] for v in p2p.values()),
-                            "Peer-to-peer copy: " + ", ".join(f"{k.replace('_', ' ')} {v['GBps']:.0f} GB/s"
-                                                              for k, v in p2p.items()) + ".",
-                            score=False))
+    from gpulab import results_views
+    v = results_views.allreduce(r)
+    if not v:
+        return []
+    p = v["gpus"]
+    out = [Headline("all-reduce alpha three ways", v["alpha_graph_s"],
+                    f"All-reduce of small messages (<= 1 KiB) on {p} GPUs (NCCL {v['nccl']}), time "
+                    f"per all-reduce: one call between events {v['small_message_per_call_s'] * 1e6:.1f}"
+                    f" us (an upper bound: it includes the host's call), back to back "
+                    f"{v['small_message_back_to_back_s'] * 1e6:.1f} us, replayed from a CUDA graph "
+                    f"{v['small_message_graph_s'] * 1e6:.1f} us. Ring model, 2(p - 1) = "
+                    f"{2 * (p - 1)} steps: alpha = {v['alpha_per_call_s'] * 1e6:.1f}, "
+                    f"{v['alpha_back_to_back_s'] * 1e6:.1f} and {v['alpha_graph_s'] * 1e6:.1f} us "
+                    f"per step.", score=False),
+           Headline("all-reduce B", v["bandwidth_Bps"],
+                    f"Large messages: B = {v['bandwidth_Bps'] / 1e9:.0f} GB/s from the fitted slope; "
+                    f"largest bus bandwidth (nccl-tests definition) "
+                    f"{v['max_bus_bandwidth_Bps'] / 1e9:.0f} GB/s.", score=False)]
+    if v["p2p_GBps"]:
+        size = (r.get("p2p_copy") or {}).get("bytes")
+        links = {k: x.get("links") for k, x in (r.get("nvlink_status") or {}).items()
+                 if isinstance(x, dict) and x.get("links")}
+        nv = (f" nvidia-smi reports {'/'.join(str(x) for x in sorted(set(links.values())))} "
+              f"NVLink links per GPU." if links else "")
+        out.append(Headline("peer-to-peer copy", max(v["p2p_GBps"].values()),
+                            f"Peer-to-peer copy{' of ' + _size(size) if size else ''} between the "
+                            f"two GPUs: " + ", ".join(f"{k.replace('_', ' ')} {g:.0f} GB/s"
+                                                      for k, g in v["p2p_GBps"].items())
+                            + "." + nv, score=False))
     return out
 
 
@@ -564,9 +627,11 @@ def _h_strided(r):
 def _t_strided(r):
     from gpulab import results_views
     rows = results_views.strided_copy(r) or []
-    cols = ["stride", "time_s", "useful_GBps", "dram_bytes_read_per_load", "l2_bytes_read_per_load",
-            "l1_sectors_per_request", "dram_read_GBps_ncu"]
-    return _df([tuple(x.get(c) for c in cols) for x in rows], cols)
+    return _df([(x["stride"], x["time_s"] * 1e6, x["useful_GBps"], x.get("dram_bytes_read_per_load"),
+                 x.get("l2_bytes_read_per_load"), x.get("l1_sectors_per_request"),
+                 x.get("dram_read_GBps_ncu")) for x in rows],
+               ["stride", "GPU time (us)", "useful GB/s", "HBM bytes per load", "L2 bytes per load",
+                "L1 sectors per request", "HBM read GB/s (ncu)"])
 
 
 def _h_stalls(r):
@@ -580,9 +645,12 @@ def _h_stalls(r):
 def _t_stalls(r):
     from gpulab import results_views
     rows = results_views.stall_reasons(r) or []
-    cols = ["kernel", "built_for", "top_reason", "long_scoreboard_per_issue", "barrier_per_issue",
-            "mio_throttle_per_issue", "short_scoreboard_per_issue", "built_for_share"]
-    return _df([tuple(x.get(c) for c in cols) for x in rows], cols)
+    sp = lambda x: (x or "").replace("_", " ")  # noqa: E731
+    return _df([(x["kernel"], sp(x["built_for"]), x["top_reason"] == x["built_for"], x["built_for_share"],
+                 x["long_scoreboard_per_issue"], x["barrier_per_issue"], x["mio_throttle_per_issue"],
+                 x["short_scoreboard_per_issue"]) for x in rows],
+               ["kernel", "built for", "is top", "its share", "long sb.", "barrier", "MIO thr.",
+                "short sb."])
 
 
 def _h_in_flight(r):
@@ -601,7 +669,18 @@ def _h_in_flight(r):
 def _t_in_flight(r):
     from gpulab import results_views
     v = results_views.reduction_in_flight(r) or {}
-    return _df(list(v.items()), ["quantity (see reduction_in_flight.json: measured vs derived)", "value"])
+    if not v:
+        return None
+    rows = [("HBM latency, measured (ns)", v["dram_latency_ns"]),
+            ("per-block sum, measured GB/s", v["per_block_GBps"]),
+            ("grid-stride sum, measured GB/s", v["grid_stride_GBps"]),
+            ("per-block: most bytes in flight per SM", v["per_block_max_bytes_in_flight_per_sm"]),
+            ("grid-stride: most bytes in flight per SM", v["grid_stride_max_bytes_in_flight_per_sm"]),
+            ("per-block: average in flight per SM (Little)", v["per_block_avg_bytes_in_flight_per_sm"]),
+            ("grid-stride: average in flight per SM (Little)", v["grid_stride_avg_bytes_in_flight_per_sm"]),
+            ("bandwidth ratio, grid-stride / per-block", v["bandwidth_ratio"]),
+            ("most-in-flight ratio, grid-stride / per-block", v["max_in_flight_ratio"])]
+    return _df(rows, ["quantity (derived unless marked measured)", "value"])
 
 
 def _h_occ_header(r):
@@ -612,16 +691,16 @@ def _h_occ_header(r):
     agree, cases = sum(x["agree"] for x in rows), sum(x["cases"] for x in rows)
     return [Headline("occupancy calculator = cuda_occupancy.h", agree / cases,
                      f"gpulab's occupancy against NVIDIA's cuda_occupancy.h: {agree:,} of {cases:,} "
-                     f"cases agree over {', '.join(x['arch'] for x in rows)} (no GPU run: the header "
-                     f"with the Programming Guide's limits).", 1.0, "every case",
-                     against="cudaOccMaxActiveBlocksPerMultiprocessor")]
+                     f"cases agree over {', '.join(x['arch'] for x in rows)}. No GPU is involved: "
+                     f"the header's calculator is given each architecture's limits from the "
+                     f"Programming Guide.", 1.0, "every case", against="cuda_occupancy.h")]
 
 
 def _t_occ_header(r):
     from gpulab import results_views
     rows = results_views.occupancy_vs_header(r) or []
-    cols = ["arch", "cases", "agree", "agreement", "cases_with_a_block", "device_limits_equal"]
-    return _df([tuple(x.get(c) for c in cols) for x in rows], cols)
+    return _df([(x["arch"], x["cases"], x["agree"], x["cases_with_a_block"], x["device_limits_equal"])
+                for x in rows], ["arch", "cases", "agree", "cases with a block", "limits equal"])
 
 
 def _h_int4(r):
@@ -641,8 +720,9 @@ def _h_int4(r):
 def _t_int4(r):
     from gpulab import results_views
     rows = results_views.int4_mma(r) or []
-    cols = ["arch", "variant", "accepted", "tensor_sass", "tensor_sass_count", "sass_instructions"]
-    return _df([tuple(x.get(c) for c in cols) for x in rows], cols)
+    return _df([(x["arch"], x["variant"], x["tensor_sass"], x["tensor_sass_count"],
+                 x["sass_instructions"]) for x in rows],
+               ["arch", "PTX mma", "tensor-core SASS", "count", "SASS total"])
 
 
 def _h_transpose_variants(r):
@@ -692,7 +772,7 @@ def _f_transpose_variants(r, ax):
     if r.get("torch_copy_GBps"):
         ax.axhline(r["torch_copy_GBps"], color="k", ls="--", lw=1, label="torch copy, same run")
         ax.axhline(0.8 * r["torch_copy_GBps"], color="C3", ls=":", lw=1, label="80% of it (target)")
-        ax.legend(fontsize=8)
+        ax.legend()
     ax.set_xlabel("variant (tile x rows)")
     ax.set_ylabel("GB/s (read + written)")
     return ax
@@ -726,8 +806,8 @@ def _t_fidelity(r):
         rows.append((k, g("sectors_per_request_ld", "ncu"), g("sectors_per_request_ld", "sim"),
                      g("wavefronts_per_shared_inst_ld", "ncu"), g("wavefronts_per_shared_inst_ld", "sim"),
                      v.get("ratios_equal"), v.get("exact_counters_equal")))
-    return _df(rows, ["launch", "ld sectors/req ncu", "sim", "shared ld wavefronts/inst ncu", "sim",
-                      "ratios equal", "exact counters equal"])
+    return _df(rows, ["launch", "ld sectors per req. ncu", "sim", "shared wave- fronts per inst. ncu",
+                      "sim", "ratios equal", "counts equal"])
 
 
 def _t_mma(r):
@@ -744,11 +824,244 @@ def _t_issue7(r, root=None):
     new = load("tensor_cores_throughput", root) or {}
     nt = new.get("tflops", {})
     return _df([(p, v, nt.get(p)) for p, v in r.get("tflops", {}).items()],
-               ["precision", "issue 7 (TFLOP/s)", f"this run, n=8192 ({new.get('measured_at', '-')[:10]})"])
+               ["precision", "undated (TFLOP/s)", f"dated run, n = 8192 ({new.get('measured_at', '-')[:10]})"])
 
 
 def _t_allreduce(r):
-    return _df(list((r.get("fit") or {}).items()), ["quantity", "value"])
+    from gpulab import results_views
+    v = results_views.allreduce(r)
+    if not v:
+        return None
+    us = 1e6
+    rows = [("small message, one call between events (upper bound)", v["small_message_per_call_s"] * us,
+             v["alpha_per_call_s"] * us),
+            ("small message, back to back", v["small_message_back_to_back_s"] * us,
+             v["alpha_back_to_back_s"] * us),
+            ("small message, replayed from a CUDA graph", v["small_message_graph_s"] * us,
+             v["alpha_graph_s"] * us)]
+    return _df(rows, ["timing", "time per all-reduce (us)", "alpha per ring step (us)"])
+
+
+def _t_launch(r):
+    from gpulab import results_views
+    lp = results_views.launch_parts(r)
+    if not lp:
+        return None
+    names = [("host_launch_s", "host launch cost (enqueue only)"),
+             ("gpu_single_behind_long_s", "GPU time, one kernel queued behind a long one"),
+             ("gpu_back_to_back_s", "GPU time per kernel, many back to back"),
+             ("ncu_gpu_time_duration_s", "GPU time, Nsight Compute gpu__time_duration"),
+             ("end_to_end_s", "end to end: launch + synchronize (host clock)"),
+             ("events_idle_stream_s", "events on an idle stream (holds the host launch path: "
+                                      "not a GPU time)")]
+    fws = [k for k in lp if k != "labels"]
+    rows = [(text, *[lp[f][k] * 1e6 if lp[f].get(k) is not None else None for f in fws])
+            for k, text in names if any(lp[f].get(k) is not None for f in fws)]
+    return _df(rows, ["what the figure is", *[f"{f} (us)" for f in fws]])
+
+
+def _t_divergence(r):
+    from gpulab import results_views
+    rows = results_views.divergence_paths(r) or []
+    if not rows:
+        return None
+    iters = sorted({int(k.rsplit("iters", 1)[1]) for x in rows for k in x if k.startswith("divergent_ratio")})
+    cols = ["paths P", *[f"time ratio, {i} it." for i in iters], "ncu time ratio",
+            "ncu inst. ratio", "threads per inst.", "pred-on per inst."]
+    return _df([(x["paths"], *[x.get(f"divergent_ratio_iters{i}") for i in iters],
+                 x.get("ncu_time_ratio"), x.get("ncu_inst_executed_ratio"), x.get("ncu_threads_per_inst"),
+                 x.get("ncu_pred_on_threads_per_inst")) for x in rows], cols)
+
+
+def _t_latency(r):
+    from gpulab import results_views
+    lv = results_views.latency_levels(r)
+    rows = results_views.latency_ladder(r) or []
+    if not lv:
+        return None
+    level = {}
+    for k in ("L1", "L2", "DRAM"):
+        for b in lv.get(f"sizes_{k}", []):
+            level[b] = {"DRAM": "HBM"}.get(k, k)
+    return _df([(_size(x["working_set_bytes"]), level.get(x["working_set_bytes"], "between"),
+                 x["ns"], x["ns_min_repeat"], x["ns_max_repeat"], x["cycles_at_max_clock"])
+                for x in rows] + [("shared", "shared", lv["shared"], None, None, lv["cycles_shared"])],
+               ["working set", "level", "ns (median)", "min", "max", "cycles"])
+
+
+def _t_sgemm(r):
+    steps = r.get("steps") or {}
+    rows = [(k, v.get("gflops", 0) / 1e3, v.get("fraction_of_torch"), v.get("registers"), v.get("ok"))
+            for k, v in steps.items()]
+    t = r.get("torch_before") or {}
+    if t.get("gflops"):
+        rows.append(("torch fp32 (TF32 off)", t["gflops"] / 1e3, 1.0, None, t.get("ok")))
+    return _df(rows, ["kernel", "TFLOP/s", "of torch", "registers", "correct"])
+
+
+def _h_sgemm(r):
+    steps = {k: v for k, v in (r.get("steps") or {}).items() if v.get("gflops")}
+    t = (r.get("torch_before") or {}).get("gflops")
+    if not steps or not t:
+        return []
+    best = max(steps, key=lambda k: steps[k]["gflops"])
+    return [Headline("best sgemm step / torch fp32", steps[best]["gflops"] / t,
+                     f"fp32 matmul, M = N = K = {r.get('size')}, kernel GPU time (CUDA events, "
+                     f"back-to-back launches): the best step, {best}, "
+                     f"{steps[best]['gflops'] / 1e3:.1f} TFLOP/s = {_pct(steps[best]['gflops'] / t)} "
+                     f"of torch fp32 with TF32 off ({t / 1e3:.1f} TFLOP/s). Every result checked "
+                     f"against a float64 matmul: "
+                     f"{'all correct' if all(v.get('ok') for v in steps.values()) else 'SOME WRONG'}.",
+                     against="torch fp32, TF32 off")]
+
+
+def _f_sgemm(r, ax):
+    steps = {k: v for k, v in (r.get("steps") or {}).items() if v.get("gflops")}
+    if not steps:
+        return None
+    ax.barh(list(steps), [v["gflops"] / 1e3 for v in steps.values()])
+    t = (r.get("torch_before") or {}).get("gflops")
+    if t:
+        ax.axvline(t / 1e3, color="k", ls="--", lw=1, label="torch fp32, TF32 off")
+        ax.legend(loc="lower right")
+    ax.invert_yaxis()
+    ax.set_xlabel("TFLOP/s (kernel GPU time)")
+    ax.figure.set_size_inches(6.6, 0.3 * len(steps) + 1.2)
+    return ax
+
+
+def _h_perf_model(r):
+    summ = r.get("summary") or {}
+    out = []
+    for role in ("calibrate", "holdout"):
+        x = summ.get(role)
+        if x and x.get("kernels"):
+            out.append(Headline(f"perf model, {role} kernels within 2x", x["within_2x"] / x["kernels"],
+                                f"{role}: {x['kernels']} kernels, median |predicted / measured - 1| "
+                                f"{_pct(x['median_abs_error'])}, {x['within_2x']} within 2x "
+                                f"(measured: Nsight Compute gpu__time_duration on the H200).",
+                                score=False))
+    return out
+
+
+def _f_perf_model(r, ax):
+    try:
+        from gpulab.perf import plot as perf_plot
+    except ImportError:
+        return None
+    perf_plot.predicted_vs_measured(r, ax=ax)
+    return ax
+
+
+def _f_latency_ns(r, ax):
+    from gpulab import results_views
+    rows = results_views.latency_ladder(r) or []
+    lv = results_views.latency_levels(r) or {}
+    if not rows:
+        return None
+    x = [g["working_set_bytes"] for g in rows]
+    y = [g["ns"] for g in rows]
+    err = [[g["ns"] - g["ns_min_repeat"] for g in rows], [g["ns_max_repeat"] - g["ns"] for g in rows]]
+    ax.errorbar(x, y, yerr=err, fmt="o-", capsize=3, label="global loads (median, min to max)")
+    for k, c in (("L1", "C1"), ("L2", "C2"), ("DRAM", "C3")):
+        if k in lv:
+            sz = lv[f"sizes_{k}"]
+            ax.hlines(lv[k], min(sz), max(sz), colors=c, lw=6, alpha=0.35,
+                      label=f"{'HBM' if k == 'DRAM' else k} level: {lv[k]:.0f} ns")
+    ax.axhline(lv["shared"], color="C4", ls="--", lw=1, label=f"shared memory: {lv['shared']:.0f} ns")
+    ax.set_xscale("log", base=2)
+    from matplotlib.ticker import FuncFormatter
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda b, _: _size(int(b)).replace(" ", "")))
+    ax.set_xlabel("working set")
+    ax.set_ylabel("ns per dependent load")
+    ax.set_ylim(0, None)
+    ax.legend(loc="upper left")
+    ax.figure.set_size_inches(6.6, 3.8)
+    return ax
+
+
+def _f_launch_parts(r, ax):
+    t = _t_launch(r)
+    if t is None:
+        return None
+    import matplotlib.pyplot as plt
+    short = ["host launch", "GPU, behind long", "GPU, back to back", "GPU, ncu", "end to end",
+             "events, idle stream"]
+    full = [x for x in ("host launch cost", "GPU time, one", "GPU time per", "GPU time, Nsight",
+                        "end to end", "events on an")]
+    labels = [short[next(i for i, f in enumerate(full) if w.startswith(f))] for w in t.iloc[:, 0]]
+    y = np.arange(len(t))
+    cols = list(t.columns[1:])
+    h = 0.8 / len(cols)
+    for j, c in enumerate(cols):
+        ax.barh(y + (j - (len(cols) - 1) / 2) * h, t[c].fillna(0), h, label=c.replace(" (us)", ""))
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("microseconds per launch")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    ax.figure.set_size_inches(6.6, 3.4)
+    if r.get("chain"):
+        from gpulab.plots import amdahl as aplots
+        _, ax2 = plt.subplots(figsize=(6.6, 3.8))
+        aplots.launch_chain(r["chain"], ax=ax2)
+    return ax
+
+
+def _f_strided(r, ax):
+    from gpulab import results_views
+    rows = results_views.strided_copy(r) or []
+    if not rows:
+        return None
+    st = [x["stride"] for x in rows]
+    ax.plot(st, [x["useful_GBps"] for x in rows], "o-", color="C0", label="useful GB/s (events)")
+    ax.set_xscale("log", base=2)
+    from matplotlib.ticker import FuncFormatter
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel("stride (elements of 4 bytes)")
+    ax.set_ylabel("useful GB/s", color="C0")
+    if all(x.get("dram_bytes_read_per_load") for x in rows):
+        a2 = ax.twinx()
+        a2.plot(st, [x["dram_bytes_read_per_load"] for x in rows], "s--", color="C3",
+                label="HBM bytes per load (ncu)")
+        a2.plot(st, [x["l2_bytes_read_per_load"] for x in rows], "^:", color="C2",
+                label="L2 bytes per load (ncu)")
+        a2.set_ylabel("bytes fetched per 4-byte load")
+        a2.spines["right"].set_visible(True)
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = a2.get_legend_handles_labels()
+        ax.legend(h1 + h2, l1 + l2, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
+                  frameon=False)
+    ax.figure.set_size_inches(6.6, 4.2)
+    return ax
+
+
+def _f_allreduce(r, ax):
+    rows = r.get("rows") or []
+    if not rows:
+        return None
+    labels = r.get("labels") or {}
+    for k, st, name in (("time_s", "o-", "one call between events"),
+                        ("back_to_back_s", "s-", "back to back"), ("graph_s", "^-", "CUDA graph")):
+        pts = [(x["bytes"], x[k]) for x in rows if x.get(k)]
+        if pts and k in labels:
+            ax.plot([p[0] for p in pts], [p[1] * 1e6 for p in pts], st, ms=4, label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda b, _: _size(int(b)).replace(" ", "")))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel("message size")
+    ax.set_ylabel("time per all-reduce (us)")
+    ax.legend(loc="upper left")
+    ax.figure.set_size_inches(6.6, 3.8)
+    return ax
+
+
+def _f_stalls(r, ax):
+    from gpulab.plots import amdahl as aplots
+    aplots.stall_shares(r, ax=ax)
+    ax.figure.set_size_inches(6.6, 0.9 * len(r.get("kernels", {})) + 2.2)
+    return ax
 
 
 def _f_reduction(r, ax):
@@ -757,7 +1070,7 @@ def _f_reduction(r, ax):
     best = (r.get("device_sum") or {}).get("best") or {}
     if best.get("GBps"):
         ax.axhline(best["GBps"], color="C2", lw=1.5, label="ours, full-device sum")
-        ax.legend(fontsize=8, loc="center right")
+        ax.legend(loc="center right")
     return ax
 
 
@@ -778,16 +1091,16 @@ def _f_bandwidth(r, ax):
     for k, v in ((r.get("transpose") or {}).get("kernels") or {}).items():
         bars[k] = v["GBps"]
     if bars:
-        _, ax2 = plt.subplots(figsize=(7, 0.35 * len(bars) + 1))
+        _, ax2 = plt.subplots(figsize=(6.6, 0.35 * len(bars) + 1))
         ax2.barh(list(bars), list(bars.values()))
         ax2.invert_yaxis()
         ax2.set_xlabel("GB/s (bytes read + written / time)")
-        ax2.set_title(_wrap(label("bandwidth", r)), fontsize=8)
     return ax
 
 
 def _f_divergence(r, ax):
     from gpulab.plots import masks
+    ax.figure.set_size_inches(6.6, 5.4)
     masks.paths_timing(r, ax=ax)
     return ax
 
@@ -804,14 +1117,7 @@ def _f_occupancy(r, ax):
     ax.plot([0, m], [0, m], "k:", lw=1, label="gpulab = driver")
     ax.set_xlabel("blocks per SM, driver (cuOccupancyMaxActiveBlocksPerMultiprocessor)")
     ax.set_ylabel("blocks per SM, gpulab")
-    ax.legend(fontsize=8)
-    return ax
-
-
-def _f_launch(r, ax):
-    from gpulab.plots import amdahl as aplots
-    if r.get("chain"):
-        aplots.launch_chain(r["chain"], ax=ax)
+    ax.legend()
     return ax
 
 
@@ -841,7 +1147,7 @@ def _f_throughput(r, ax):
         ax.bar(list(rec.tflops), list(rec.tflops.values()))
         ax.set_ylabel("TFLOP/s")
     if rec.sweep:
-        _, ax2 = plt.subplots(figsize=(6.4, 3.6))
+        _, ax2 = plt.subplots(figsize=(6.6, 3.6))
         for p, pts in rec.sweep.items():
             n = sorted(pts)
             ax2.plot(n, [pts[i] for i in n], "o-", label=p)
@@ -849,8 +1155,7 @@ def _f_throughput(r, ax):
         ax2.set_yscale("log")
         ax2.set_xlabel("n (square n x n x n matmul)")
         ax2.set_ylabel("TFLOP/s")
-        ax2.legend(fontsize=8)
-        ax2.set_title(_wrap(label("tensor_cores_throughput", r)), fontsize=8)
+        ax2.legend()
     return ax
 
 
@@ -860,16 +1165,11 @@ def _f_sim_speed(r, ax):
     x = np.arange(len(names))
     ax.bar(x - 0.2, [ks[k]["numba_sim_s"] for k in names], 0.4, label="Numba's simulator")
     ax.bar(x + 0.2, [ks[k]["gpulab_s"] for k in names], 0.4, label="gpulab's simulator")
-    ax.set_xticks(x, names, fontsize=8)
+    ax.set_xticks(x, names, rotation=20, ha="right")
     ax.set_yscale("log")
     ax.set_ylabel("seconds per launch (median)")
-    ax.legend(fontsize=8)
+    ax.legend()
     return ax
-
-
-def _f_latency(r, ax):
-    from gpulab.plots import memory
-    return memory.plot_latency(r, ax=ax)
 
 
 # --------------------------------------------------------------------------- the sections
@@ -894,11 +1194,12 @@ SECTIONS = {s.name: s for s in [
             "benchmarks/occupancy_vs_driver.py", "python benchmarks/occupancy_vs_driver.py",
             _h_occupancy, _f_occupancy, _t_occupancy, targets=["occupancy calculator = driver"]),
     Section("fidelity", "The simulator against Nsight Compute",
-            "benchmarks/fidelity/ncu_vs_sim.py", "see benchmarks/fidelity/README.md (needs ncu)",
+            "benchmarks/fidelity/ncu_vs_sim.py", "the steps in benchmarks/fidelity/README.md",
             _h_fidelity, None, _t_fidelity, needs="an NVIDIA GPU and Nsight Compute (ncu)"),
     Section("divergence_paths", "Divergence: time against the number of paths",
             "benchmarks/divergence_paths.py", "python benchmarks/divergence_paths.py",
-            _h_divergence, _f_divergence),
+            _h_divergence, _f_divergence, _t_divergence,
+            needs="an NVIDIA GPU (Nsight Compute, ncu, for the instruction counts)"),
     Section("bandwidth", "Copies, strided reads, transposes and a tiled matmul",
             "benchmarks/bandwidth.py", "python benchmarks/bandwidth.py",
             _h_bandwidth, _f_bandwidth, needs="an NVIDIA GPU (torch for the peers)",
@@ -914,7 +1215,8 @@ SECTIONS = {s.name: s for s in [
             "benchmarks/run_notebooks.py", "python benchmarks/run_notebooks.py (without a GPU)",
             _h_notebooks, None, _t_notebooks, needs="a CPU"),
     Section("latency", "The latency ladder (pointer chasing)",
-            "benchmarks/latency.py", "python benchmarks/latency.py", _h_latency, _f_latency),
+            "benchmarks/latency.py", "python benchmarks/latency.py", _h_latency, _f_latency_ns,
+            _t_latency),
     Section("reduction", "Reductions: tree against shuffle, and a full-device sum",
             "benchmarks/reduction.py", "python benchmarks/reduction.py",
             _h_reduction, _f_reduction, needs="an NVIDIA GPU (cupy and torch for the peers)",
@@ -927,22 +1229,24 @@ SECTIONS = {s.name: s for s in [
             "benchmarks/tensor_cores/matmul_throughput.py",
             "python benchmarks/tensor_cores/matmul_throughput.py", _h_throughput, _f_throughput,
             needs="an NVIDIA GPU and torch"),
-    Section("tensor_cores_throughput_issue7", "Issue 7's earlier throughput figures",
-            "none (figures copied from issue 7)", "-", _h_issue7, None, _t_issue7),
+    Section("tensor_cores_throughput_issue7", "Superseded: undated throughput figures",
+            "none (figures recorded without sizes or a timing method)", "-", _h_issue7, None,
+            _t_issue7),
     Section("launch_overhead", "Launch overhead as serial time",
             "benchmarks/launch_overhead.py", "python benchmarks/launch_overhead.py",
-            _h_launch, _f_launch, needs="an NVIDIA GPU (torch for the peer)"),
+            _h_launch, _f_launch_parts, _t_launch,
+            needs="an NVIDIA GPU (torch for the peer; ncu for gpu__time_duration)"),
     Section("amdahl_gpu", "Amdahl's law on a GPU",
             "benchmarks/amdahl_gpu.py", "python benchmarks/amdahl_gpu.py", _h_amdahl, _f_amdahl),
     Section("allreduce_alpha_beta", "All-reduce: alpha and B",
             "benchmarks/allreduce_alpha_beta.py", "python benchmarks/allreduce_alpha_beta.py",
-            _h_allreduce, None, _t_allreduce, needs="2 or more NVIDIA GPUs"),
+            _h_allreduce, _f_allreduce, _t_allreduce, needs="2 or more NVIDIA GPUs (torch with NCCL)"),
     Section("strided_copy", "Strided copy past stride 8, with HBM bytes per load",
             "benchmarks/strided_copy.py", "python benchmarks/strided_copy.py; "
-            "python benchmarks/ncu_runs.py strided", _h_strided, None, _t_strided,
+            "python benchmarks/ncu_runs.py strided", _h_strided, _f_strided, _t_strided,
             needs="an NVIDIA GPU and Nsight Compute (ncu)"),
     Section("stall_reasons", "Stall reasons: one kernel for each",
-            "benchmarks/stall_reasons.py", "python benchmarks/ncu_runs.py stalls", _h_stalls, None,
+            "benchmarks/stall_reasons.py", "python benchmarks/ncu_runs.py stalls", _h_stalls, _f_stalls,
             _t_stalls, needs="an NVIDIA GPU and Nsight Compute (ncu)"),
     Section("reduction_in_flight", "Reductions: bytes in flight (derived)",
             "benchmarks/reduction_in_flight.py", "python benchmarks/reduction_in_flight.py",
@@ -955,6 +1259,12 @@ SECTIONS = {s.name: s for s in [
     Section("int4_mma_ptx", "INT4 and binary tensor-core PTX on sm_80 and sm_90",
             "benchmarks/int4_mma_ptx.py", "python benchmarks/int4_mma_ptx.py", _h_int4, None, _t_int4,
             needs="the CUDA toolkit (ptxas, cuobjdump)"),
+    Section("sgemm", "Single-precision matmul, step by step",
+            "benchmarks/sgemm.py", "python benchmarks/sgemm.py", _h_sgemm, _f_sgemm, _t_sgemm,
+            needs="an NVIDIA GPU and torch", targets=["best sgemm step / torch fp32"]),
+    Section("perf_model", "Predicted against measured kernel time",
+            "benchmarks/perf_model.py", "python benchmarks/perf_model.py", _h_perf_model,
+            _f_perf_model, needs="an NVIDIA GPU and Nsight Compute (ncu)"),
     Section("sim_speed", "gpulab's simulator against Numba's (CPU)",
             "benchmarks/sim_speed.py", "python benchmarks/sim_speed.py", _h_sim_speed, _f_sim_speed,
             needs="a CPU (no GPU)"),
@@ -970,8 +1280,8 @@ def missing_message(name: str) -> str:
     s = SECTIONS.get(name)
     if s is None:
         return f"No {name}.json in this copy."
-    return (f"No benchmarks/results/{name}.json in this copy: run `{s.run}` on {s.needs} "
-            f"(it writes the file), then re-run this page.")
+    return (f"No benchmarks/results/{name}.json in this copy. To write it, run\n    {s.run}\n"
+            + _wrap(f"on {s.needs}, then re-run this page."))
 
 
 def headlines(name: str, res: dict | None, root=None) -> list[Headline]:
@@ -997,16 +1307,90 @@ def table(name: str, res: dict | None, root=None):
 
 
 def figure(name: str, res: dict | None, ax=None):
-    """Draw the file's figure (titled with its label); the Axes, or None without data/figure."""
+    """Draw the file's (first) figure; the Axes, or None without data or figure. The label
+    (where, with what, when) is printed by :func:`show`, not drawn: a caption carries it."""
     s = SECTIONS.get(name)
     if not res or s is None or s.figure is None:
         return None
     import matplotlib.pyplot as plt
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4))
+        _, ax = plt.subplots(figsize=(6.6, 3.8))
     out = s.figure(res, ax)
-    ax.set_title(_wrap(label(name, res)), fontsize=8)
+    if out is None and not ax.has_data():
+        plt.close(ax.figure)
     return out
+
+
+def figures(name: str, res: dict | None) -> list:
+    """Every matplotlib Figure the file's section draws (some draw two), in order."""
+    import matplotlib.pyplot as plt
+    before = set(plt.get_fignums())
+    if figure(name, res) is None:
+        for n in set(plt.get_fignums()) - before:
+            plt.close(n)
+        return []
+    figs = [plt.figure(n) for n in sorted(set(plt.get_fignums()) - before)]
+    for f in figs:
+        _legible(f)
+    return figs
+
+
+def _legible(fig) -> None:
+    """No text below the book's minimum size, and no figure wider than the column."""
+    from matplotlib.text import Text
+
+    from gpulab.plots.style import MIN_FONT_PT
+    from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
+    for ax in fig.axes:                       # log axes: plain numbers (no small superscripts)
+        for axis in (ax.xaxis, ax.yaxis):
+            if isinstance(axis.get_major_formatter(), LogFormatter):
+                axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+                axis.set_minor_formatter(NullFormatter())
+    for t in fig.findobj(Text):
+        if t.get_text() and t.get_fontsize() < MIN_FONT_PT:
+            t.set_fontsize(MIN_FONT_PT)
+    w, h = fig.get_size_inches()
+    if w > COLUMN_IN:
+        fig.set_size_inches(COLUMN_IN, h)
+    for _ in range(3):                        # the drawn extent, labels included, fits too
+        extent = fig.get_tightbbox(fig.canvas.get_renderer()).width
+        w, h = fig.get_size_inches()
+        if extent <= COLUMN_IN:
+            break
+        fig.set_size_inches(w - (extent - COLUMN_IN) - 0.05, h)
+
+
+def _cell(x) -> str:
+    """A table value as the book shows it: 3 significant figures, thousands separated."""
+    if x is None or (isinstance(x, float) and np.isnan(x)):
+        return ""
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (int, np.integer)):
+        return f"{int(x):,}"
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        if x == int(x) and abs(x) < 1e6:
+            return f"{int(x):,}"
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        return f"{x:.3g}"
+    return str(x)
+
+
+def display_table(df):
+    """The table as the book shows it: no pandas index, values through :func:`_cell`
+    (a Styler, which renders as HTML in a notebook)."""
+    if df is None or not hasattr(df, "style"):
+        return df
+    return df.style.hide(axis="index").format(_cell)
+
+
+def text_width(df) -> int:
+    """The narrowest width, in characters, a table can take in the book: per column its longest
+    unbreakable word (header included, values as shown), plus 3 characters of padding."""
+    cols = [[str(c)] + [_cell(v) for v in df[c]] for c in df.columns]
+    return sum(max(len(w) for v in col for w in (v.split() or [""])) + 3 for col in cols)
 
 
 def scorecard(root=None):
@@ -1036,35 +1420,43 @@ def provenance(root=None):
     rows = []
     for name in available(root):
         res = load(name, root)
-        rows.append((f"{name}.json", label(name, res) if isinstance(res, dict) else "unreadable",
-                     SECTIONS[name].script if name in SECTIONS else "?"))
-    return _df(rows, ["file", "measured on, with, when", "written by"])
+        rows.append((f"{name}.json", label(name, res) if isinstance(res, dict) else "unreadable"))
+    return _df(rows, ["file", "measured on, with, when"])
 
 
-def show(name: str, root=None):
-    """Print one file's label, method and headlines, and draw its table or figure.
-    Returns the headlines (empty when the file is missing)."""
+def show(name: str, root=None, fig: str | None = None):
+    """Print one file's label, how to rerun it, its method and headlines (lines of at most
+    :data:`WIDTH` characters), display its table and draw its figures. With ``fig``, the figures
+    are glued as ``fig``, ``fig-b``... for numbered, captioned ``{glue:figure}`` blocks (and
+    closed). Returns the headlines (empty when the file is missing)."""
     res = load(name, root)
     if res is None:
         print(missing_message(name))
         return []
     s = SECTIONS.get(name)
-    print(label(name, res))
+    print(_wrap("measured on: " + label(name, res), rest="  "))
     if s is None:
-        print(f"No section describes {name}.json; its top-level keys: {', '.join(res)}")
+        print(_wrap(f"No section describes {name}.json; its top-level keys: {', '.join(res)}"))
         return []
-    print(f"written by {s.script}")
+    if s.run == "-":
+        print("rerun: not possible (how it was measured was not recorded)")
+    else:
+        print(_wrap(f"rerun: {s.run} (needs {s.needs})", rest="  "))
     if isinstance(res.get("method"), str):
-        print("method:", res["method"])
+        print(_wrap("method: " + res["method"], rest="  "))
     hs = headlines(name, res, root)
     for h in hs:
-        print("-", h)
+        print(_wrap(str(h), first="- ", rest="  "))
     t = table(name, res, root)
     if t is not None:
         try:
             from IPython.display import display
-            display(t)
+            display(display_table(t))
         except ImportError:  # pragma: no cover
             print(t)
-    figure(name, res)
+    figs = figures(name, res)
+    if fig:
+        from gpulab.show import glue_figure
+        for i, f in enumerate(figs):
+            glue_figure(fig if i == 0 else f"{fig}-{'bcdefgh'[i - 1]}", f)
     return hs

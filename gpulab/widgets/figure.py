@@ -17,18 +17,30 @@ import ipywidgets as W
 
 
 def figure(figsize: tuple[float, float]):
-    """A new (figure, axes) pair that no pyplot backend will display by itself."""
+    """A new (figure, axes) pair that no pyplot backend will display by itself, in the book's
+    style (gpulab.plots.style: no text below its minimum size)."""
     from matplotlib.figure import Figure
 
+    from gpulab.plots import style
+    style.apply()
     fig = Figure(figsize=figsize)
     return fig, fig.add_subplot()
 
 
-def png(fig, dpi: int = 90) -> bytes:
-    """The figure rendered as PNG bytes (tight bounding box)."""
+def png(fig, dpi: int | None = None) -> bytes:
+    """The figure rendered as PNG bytes (tight bounding box), at the style's PNG resolution
+    (``savefig.dpi``: 2 pixels per displayed pixel, sharp on high-DPI screens and in print)."""
+    from gpulab.plots import style
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=dpi or style.RC["savefig.dpi"], bbox_inches="tight")
     return buf.getvalue()
+
+
+def png_width(data: bytes) -> int:
+    """Pixel width of PNG bytes, read from the IHDR chunk."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not PNG data: expected the 8-byte PNG signature")
+    return int.from_bytes(data[16:20], "big")
 
 
 def image() -> W.Image:
@@ -36,6 +48,12 @@ def image() -> W.Image:
     return W.Image(format="png")
 
 
-def show(view: W.Image, fig, dpi: int = 90) -> None:
-    """Put ``fig`` into the image widget ``view``."""
-    view.value = png(fig, dpi)
+def show(view: W.Image, fig, dpi: int | None = None) -> None:
+    """Put ``fig`` into the image widget ``view``, drawn at ``dpi`` (the style's PNG resolution
+    by default) but displayed at the figure's size at ``figure.dpi`` (100 px per inch), so a
+    high-resolution PNG is sharp rather than twice as large."""
+    from gpulab.plots import style
+    dpi = dpi or style.RC["savefig.dpi"]
+    data = png(fig, dpi)
+    view.value = data
+    view.width = str(round(png_width(data) * style.RC["figure.dpi"] / dpi))
