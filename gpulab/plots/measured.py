@@ -25,7 +25,8 @@ import numpy as np
 
 __all__ = ["SECTIONS", "Section", "Headline", "results_dir", "available", "load", "uncovered",
            "run_info", "label", "headlines", "scorecard", "table", "figure", "show", "provenance",
-           "missing_message", "figures", "display_table", "text_width", "WIDTH"]
+           "missing_message", "figures", "display_table", "text_width", "WIDTH",
+           "size_range"]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -552,7 +553,7 @@ def _h_latency(r):
     from gpulab import results_views
     lv = results_views.latency_levels(r)
     names = {"L1": "L1-resident", "L2": "L2-resident", "DRAM": "HBM (DRAM)"}
-    levels = "; ".join(f"{names[k]} {_sizes(lv['sizes_' + k])}: {lv[k]:.1f} ns = "
+    levels = "; ".join(f"{names[k]} {size_range(lv['sizes_' + k])}: {lv[k]:.1f} ns = "
                        f"{lv['cycles_' + k]:.0f} cycles" for k in ("L1", "L2", "DRAM") if k in lv)
     return [Headline("latency ladder", lv.get("DRAM"),
                      f"Unloaded load-to-use latency of one dependent load (median over the working "
@@ -568,7 +569,8 @@ def _size(b: int) -> str:
     return f"{b} B"
 
 
-def _sizes(bs) -> str:
+def size_range(bs) -> str:
+    """Working-set sizes as the book writes them: '512 KiB to 16 MiB' (or one size)."""
     return f"{_size(min(bs))}" if len(bs) == 1 else f"{_size(min(bs))} to {_size(max(bs))}"
 
 
