@@ -1,0 +1,153 @@
+"""The appendix's view of every results file: which section describes it (``SECTIONS``, in the
+order of the scorecard), and the calls the notebook makes: show, scorecard, provenance."""
+from __future__ import annotations
+
+from . import divergence, memory, occupancy, reduction, runs, serial, tensor_cores
+from .core import Headline, _df, _legible, _wrap, available, display_table, label, load
+
+
+ORDER = ("occupancy_vs_driver", "fidelity", "divergence_paths", "bandwidth",
+         "transpose_variants", "notebooks_gpu", "notebooks_cpu", "latency", "reduction",
+         "tensor_cores_mma", "tensor_cores_throughput", "tensor_cores_throughput_issue7",
+         "launch_overhead", "amdahl_gpu", "allreduce_alpha_beta", "strided_copy",
+         "stall_reasons", "reduction_in_flight", "occupancy_vs_cuda_occupancy_h",
+         "int4_mma_ptx", "sgemm", "perf_model", "sim_speed")
+_ALL = {s.name: s for m in (divergence, memory, occupancy, reduction, runs, serial, tensor_cores)
+        for s in m.SECTIONS}
+if set(ORDER) != set(_ALL):
+    raise ImportError(f"gpulab.plots.measured: ORDER and the modules' sections differ: "
+                      f"{sorted(set(ORDER) ^ set(_ALL))}")
+SECTIONS = {name: _ALL[name] for name in ORDER}
+
+
+def uncovered(root=None) -> list[str]:
+    """Results files present that no section describes."""
+    return [n for n in available(root) if n not in SECTIONS]
+
+
+def missing_message(name: str) -> str:
+    s = SECTIONS.get(name)
+    if s is None:
+        return f"No {name}.json in this copy."
+    return (f"No benchmarks/results/{name}.json in this copy. To write it, run\n    {s.run}\n"
+            + _wrap(f"on {s.needs}, then re-run this page."))
+
+
+def headlines(name: str, res: dict | None, root=None) -> list[Headline]:
+    """The headline figures of one results file (empty when the file is missing)."""
+    if not res:
+        return []
+    s = SECTIONS.get(name)
+    if s is None:
+        return []
+    if s.compares_files:
+        return s.headlines(res, root)
+    return s.headlines(res)
+
+
+def table(name: str, res: dict | None, root=None):
+    """A pandas DataFrame for files shown as a table, else None."""
+    s = SECTIONS.get(name)
+    if not res or s is None or s.table is None:
+        return None
+    if s.compares_files:
+        return s.table(res, root)
+    return s.table(res)
+
+
+def figure(name: str, res: dict | None, ax=None):
+    """Draw the file's (first) figure; the Axes, or None without data or figure. The label
+    (where, with what, when) is printed by :func:`show`, not drawn: a caption carries it."""
+    s = SECTIONS.get(name)
+    if not res or s is None or s.figure is None:
+        return None
+    import matplotlib.pyplot as plt
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.6, 3.8))
+    out = s.figure(res, ax)
+    if out is None and not ax.has_data():
+        plt.close(ax.figure)
+    return out
+
+
+def figures(name: str, res: dict | None) -> list:
+    """Every matplotlib Figure the file's section draws (some draw two), in order."""
+    import matplotlib.pyplot as plt
+    before = set(plt.get_fignums())
+    if figure(name, res) is None:
+        for n in set(plt.get_fignums()) - before:
+            plt.close(n)
+        return []
+    figs = [plt.figure(n) for n in sorted(set(plt.get_fignums()) - before)]
+    for f in figs:
+        _legible(f)
+    return figs
+
+
+def scorecard(root=None):
+    """Every target the issues set, with the measured value and met/MISSED, or 'not measured'
+    when the file is absent; plus the other headline ratios. A pandas DataFrame."""
+    rows = []
+    for name, s in SECTIONS.items():
+        res = load(name, root)
+        if res is None:
+            for what in s.targets:
+                rows.append((what, None, "", "", "not measured", f"{name}.json absent"))
+            continue
+        hs = headlines(name, res, root)
+        seen = {h.what for h in hs}
+        for h in hs:
+            if h.score:
+                rows.append((h.what, None if h.value is None else round(h.value, 4), h.against,
+                             h.target_text, h.verdict or "-", f"{name}.json"))
+        for what in s.targets:
+            if what not in seen:
+                rows.append((what, None, "", "", "not measured", f"not in {name}.json"))
+    return _df(rows, ["check", "measured (ratio)", "relative to", "target", "verdict", "from"])
+
+
+def provenance(root=None):
+    """One row per results file: where, with what and when it was measured (from the file)."""
+    rows = []
+    for name in available(root):
+        res = load(name, root)
+        rows.append((f"{name}.json", label(name, res) if isinstance(res, dict) else "unreadable"))
+    return _df(rows, ["file", "measured on, with, when"])
+
+
+def show(name: str, root=None, fig: str | None = None):
+    """Print one file's label, how to rerun it, its method and headlines (lines of at most
+    :data:`WIDTH` characters), display its table and draw its figures. With ``fig``, the figures
+    are glued as ``fig``, ``fig-b``... for numbered, captioned ``{glue:figure}`` blocks (and
+    closed). Returns the headlines (empty when the file is missing)."""
+    res = load(name, root)
+    if res is None:
+        print(missing_message(name))
+        return []
+    s = SECTIONS.get(name)
+    print(_wrap("measured on: " + label(name, res), rest="  "))
+    if s is None:
+        print(_wrap(f"No section describes {name}.json; its top-level keys: {', '.join(res)}"))
+        return []
+    if s.run == "-":
+        print("rerun: not possible (how it was measured was not recorded)")
+    else:
+        print(_wrap(f"rerun: {s.run} (needs {s.needs})", rest="  "))
+    if isinstance(res.get("method"), str):
+        print(_wrap("method: " + res["method"], rest="  "))
+    hs = headlines(name, res, root)
+    for h in hs:
+        print(_wrap(str(h), first="- ", rest="  "))
+    t = table(name, res, root)
+    if t is not None:
+        try:
+            from IPython.display import display
+            display(display_table(t))
+        except ImportError:  # pragma: no cover
+            print(t)
+    figs = figures(name, res)
+    if fig:
+        from gpulab.show import glue_figure
+        for i, f in enumerate(figs):
+            glue_figure(fig if i == 0 else f"{fig}-{'bcdefgh'[i - 1]}", f)
+    return hs
