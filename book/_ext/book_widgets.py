@@ -90,7 +90,9 @@ def render_model(models: dict, model_id: str, depth: int = 0) -> str:
         for b in m.get("buffers", []):
             if b.get("path") == ["value"] and b.get("data"):
                 fmt = html.escape(st.get("format", "png"))
-                return (f'<img class="gpulab-fallback-figure" alt="widget image" '
+                # a high-DPI PNG carries its display width (gpulab.widgets.figure.show)
+                size = f' width="{html.escape(str(st["width"]))}"' if st.get("width") else ""
+                return (f'<img class="gpulab-fallback-figure" alt="widget image"{size} '
                         f'src="data:image/{fmt};base64,{b["data"]}"/>')
         return ""
     if name == "OutputModel":
