@@ -11,6 +11,15 @@ from .errors import KernelError  # noqa: F401
 from .launch import gpu_available, launch  # noqa: F401
 from .report import Report  # noqa: F401
 
+
+def predict(kernel, grid, block, *args, gpu="H200", **options):
+    """Predicted time of ``kernel[grid, block](*args)`` on ``gpu`` ("H200", "A100", "T4"),
+    from a simulation of a sample of its blocks on this CPU: a ``gpulab.perf.Prediction``
+    (time, limiter, speed-of-light breakdown, per-line costs). See :mod:`gpulab.perf`."""
+    from .perf import predict as _predict
+    return _predict(kernel, grid, block, *args, gpu=gpu, **options)
+
+
 __version__ = "0.1.0"
 
 BACKEND = "gpu" if gpu_available() else "sim"

@@ -89,6 +89,12 @@ class Report:
                 return ls
         raise KeyError(f"no line of `{self.kernel}` contains {text!r}")
 
+    def predict(self, gpu="H200", registers=32):
+        """This simulated launch's predicted time on ``gpu`` (a ``gpulab.perf.Prediction``);
+        from the report's own counts, so DRAM bytes are taken as all sectors requested."""
+        from .perf import from_report
+        return from_report(self, gpu=gpu, registers=registers)
+
     # -- presentation ----------------------------------------------------------------------
     def _rows(self):
         rows = [("backend", self.backend), ("grid x block", f"{self.grid} x {self.block}")]

@@ -1,0 +1,236 @@
+"""The time model: what the simulator counted (scaled to the whole launch) -> seconds on a GPU.
+
+Each resource gives a lower bound on the kernel's time, as in Nsight Compute's speed-of-light
+section: bytes / bandwidth for DRAM and L2, wavefronts / (SMs x clock) for the L1 and
+shared-memory pipes, warp instructions / (SMs x 4 schedulers x clock) for issue, serialised
+same-address updates for atomics, and one more bound from Little's law: a warp that must wait
+out its dependent latencies (memory, ALU, barriers) one after another takes T_warp, and a
+launch of several waves of resident warps takes about waves x T_warp however idle the pipes
+are. The kernel takes a soft maximum of the bounds (they overlap, but not perfectly) plus the
+fixed cost of a launch.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import metrics as M
+from ..models.occupancy import occupancy as _occupancy
+from . import weights as W
+
+LIMITERS = {
+    "dram": "DRAM bandwidth",
+    "l2": "L2 bandwidth",
+    "l1": "L1 / load-store wavefronts",
+    "shared": "shared-memory wavefronts",
+    "issue": "instruction issue",
+    "atomics": "atomics contention",
+    "latency": "latency with too little in flight (Little's law)",
+    "barrier": "barrier stalls",
+    "launch": "launch overhead",
+}
+
+
+WARPS_TOUCHING = "warps executing the line"   # per-line key: warps with >= 1 execution
+
+
+@dataclass
+class Counts:
+    """Everything the time model reads, already scaled to the whole launch."""
+    kernel: str
+    grid: tuple
+    block: tuple
+    blocks: int
+    warps_per_block: int
+    threads: int
+    sampled_blocks: int
+    lines: dict                  # line -> {metric: value}, scaled
+    sources: dict                # line -> source text
+    infos: dict                  # line -> weights.LineInfo
+    metrics: dict                # launch totals of the simulator's counters, scaled
+    l2_read_bytes: float = 0.0
+    dram_read_bytes: float = 0.0
+    dram_write_bytes: float = 0.0
+    atomic_requests: float = 0.0         # (warp instruction, address) pairs on global memory
+    atomic_sectors: float = 0.0          # (warp instruction, 32-byte sector) pairs
+    atomic_hot: list = field(default_factory=list)   # busiest sectors: (ops, extra lanes, float)
+    l1_lines: float = 0.0                # (warp instruction, 128-byte line) pairs, global
+    shared_atomic_steps: float = 0.0
+    static_shared: int = 0
+    registers: int = 32
+    sim_wall_s: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def _line_iters(counts):
+    """Warp-level loop iterations charged to each loop header line."""
+    out = {}
+    for ln, info in counts.infos.items():
+        if info.body_line is not None and ln in counts.lines:
+            body = counts.lines.get(info.body_line)
+            if body:
+                out[ln] = (body.get(M.INST_EXECUTED, 0), body.get(M.THREAD_INST_EXECUTED, 0))
+    return out
+
+
+def _mem_per_exec(c):
+    """(global, shared) memory instructions per execution of a line, from its counters."""
+    n = c.get(M.INST_EXECUTED, 0)
+    if not n:
+        return 0.0, 0.0
+    g = c.get(M.GLOBAL_REQUESTS["ld"], 0) + c.get(M.GLOBAL_REQUESTS["st"], 0)
+    s = c.get(M.SHARED_INSTRUCTIONS["ld"], 0) + c.get(M.SHARED_INSTRUCTIONS["st"], 0)
+    return g / n, s / n
+
+
+def line_omega(info, c, w):
+    """SASS instructions per execution of one line: its static features plus its global and
+    shared memory instructions as the simulator counted them."""
+    g, s = _mem_per_exec(c)
+    base = info.omega(w) if info is not None else w["ops"]
+    return base + g * w["gmem"] + s * w["smem"]
+
+
+def instruction_counts(counts, weights=None):
+    """(warp instructions, thread instructions, per-line warp instructions) in SASS terms."""
+    w = W.WEIGHTS if weights is None else weights
+    iters = _line_iters(counts)
+    per_line = {}
+    inst = thr = 0.0
+    for ln, c in counts.lines.items():
+        om = line_omega(counts.infos.get(ln), c, w)
+        wi = c.get(M.INST_EXECUTED, 0) * om
+        ti = c.get(M.THREAD_INST_EXECUTED, 0) * om
+        if ln in iters:
+            wi += iters[ln][0] * w["iter"]
+            ti += iters[ln][1] * w["iter"]
+        per_line[ln] = wi
+        inst += wi
+        thr += ti
+    nwarps = counts.blocks * counts.warps_per_block
+    inst += nwarps * w["warp"]
+    thr += counts.threads * w["warp"]
+    return inst, thr, per_line
+
+
+def feature_totals(counts):
+    """Launch totals of each weights.FEATURES entry (the rows the instruction fit uses)."""
+    tot = dict.fromkeys(W.FEATURES, 0.0)
+    iters = _line_iters(counts)
+    for ln, c in counts.lines.items():
+        info = counts.infos.get(ln)
+        n = c.get(M.INST_EXECUTED, 0)
+        g, s = _mem_per_exec(c)
+        tot["gmem"] += n * g
+        tot["smem"] += n * s
+        if info is None:
+            tot["ops"] += n
+            continue
+        for k, v in info.features.items():
+            if k in tot:
+                tot[k] += n * v
+        if ln in iters:
+            tot["iter"] += iters[ln][0]
+    tot["warp"] = counts.blocks * counts.warps_per_block
+    return tot
+
+
+def _occ(counts, gpu):
+    shared = counts.static_shared + counts.extra.get("dynamic_shared", 0)
+    occ = _occupancy(counts.block[0] * counts.block[1] * counts.block[2],
+                     registers_per_thread=counts.registers, shared_bytes=shared, arch=gpu.arch)
+    return max(occ.blocks_per_sm, 1)
+
+
+def bounds(counts, gpu, weights=None):
+    """Every bound in seconds, and the pieces the report shows."""
+    clk, sms = gpu.clock_hz, gpu.sms
+    inst, thr, per_line_inst = instruction_counts(counts, weights)
+    bps = _occ(counts, gpu)
+    resident_blocks = min(counts.blocks, bps * sms)
+    active_sms = min(sms, counts.blocks)
+    warps_per_sm = max(1, resident_blocks * counts.warps_per_block // max(active_sms, 1))
+    m = counts.metrics
+    req = m.get(M.GLOBAL_REQUESTS["ld"], 0) + m.get(M.GLOBAL_REQUESTS["st"], 0)
+    sec = m.get(M.GLOBAL_SECTORS["ld"], 0) + m.get(M.GLOBAL_SECTORS["st"], 0)
+    wf_sh = m.get(M.SHARED_WAVEFRONTS["ld"], 0) + m.get(M.SHARED_WAVEFRONTS["st"], 0)
+    t = {}
+    t["dram"] = (counts.dram_read_bytes + counts.dram_write_bytes) / gpu.dram_bytes_per_s
+    l2_bytes = (counts.l2_read_bytes + m.get(M.GLOBAL_SECTORS["st"], 0) * 32
+                + counts.atomic_sectors * 32)
+    t["l2"] = l2_bytes / gpu.l2_bytes_per_s
+    lines = counts.l1_lines or (req + sec / 4)
+    t["l1"] = lines / (active_sms * clk * gpu.l1_wavefronts_per_sm_cycle)
+    t["shared"] = (wf_sh + counts.shared_atomic_steps * gpu.shared_atomic_cycles) / (
+        active_sms * clk * gpu.shared_wavefronts_per_sm_cycle)
+    issue_rate = min(gpu.issue_per_sm_cycle, warps_per_sm) * gpu.issue_efficiency
+    t["issue"] = inst / (active_sms * clk * issue_rate)
+    # one address serialises its updates: each (warp instruction, address) pair costs a fixed
+    # time plus a time per lane it carries; the busiest address bounds the kernel
+    # one sector's operations are applied one after another; lanes of one instruction on one
+    # address add a step each (a float step costs more than an integer one)
+    busiest = max(((ops / gpu.atomic_same_address_per_s
+                    + lanes * gpu.atomic_lane_s * (1.0 if flt else gpu.atomic_int_lane_ratio))
+                   for ops, lanes, flt in counts.atomic_hot), default=0.0)
+    t["atomics"] = max(counts.atomic_sectors / gpu.atomics_per_s, busiest)
+    # Little's law: one warp's chain of waits, times the waves of resident warps
+    ld_sec = m.get(M.GLOBAL_SECTORS["ld"], 0) * 32
+    h1 = 1 - min(1.0, counts.l2_read_bytes / ld_sec) if ld_sec else 0.0
+    fd = min(1.0, counts.dram_read_bytes / counts.l2_read_bytes) if counts.l2_read_bytes else 0.0
+    lat_glob = h1 * gpu.lat_l1_s + (1 - h1) * (fd * gpu.lat_dram_s * gpu.dram_latency_under_load
+                                               + (1 - fd) * gpu.lat_l2_s)
+    nwarps = counts.blocks * counts.warps_per_block
+    lat_line, t_warp, t_barrier = {}, 0.0, 0.0
+    iters = _line_iters(counts)
+    w = W.WEIGHTS if weights is None else weights
+    for ln, c in counts.lines.items():
+        info = counts.infos.get(ln)
+        om = line_omega(info, c, w)
+        one = om * gpu.alu_latency_cycles / clk
+        # loads of an unrolled loop are scheduled ahead of their uses: one wait per loop
+        unroll = info.unroll_trip if info is not None else 1
+        if c.get(M.GLOBAL_REQUESTS["ld"], 0):
+            one += lat_glob * c[M.GLOBAL_REQUESTS["ld"]] / max(c.get(M.INST_EXECUTED, 1), 1) / unroll
+        if c.get(M.SHARED_INSTRUCTIONS["ld"], 0):
+            one += gpu.lat_shared_s / unroll
+        # a barrier waits for every warp of the block to arrive: longer with more warps
+        bar = ((gpu.barrier_cycles + gpu.barrier_cycles_per_warp * counts.warps_per_block) / clk
+               if info is not None and info.barrier else 0.0)
+        dep = info.dep_factor if info else 1.0
+        # a block ends with its slowest warp: executions per warp among the warps that run it
+        runs = c.get(WARPS_TOUCHING, nwarps) or nwarps
+        per_warp = c.get(M.INST_EXECUTED, 0) / runs
+        lt = per_warp * (one * dep + bar)
+        if ln in iters:
+            lt += iters[ln][0] / runs * w["iter"] * gpu.alu_latency_cycles / clk
+        lat_line[ln] = lt
+        t_warp += lt
+        t_barrier += per_warp * bar
+    waves = math.ceil(counts.blocks / (bps * sms))
+    t["latency"] = waves * t_warp
+    return dict(t=t, inst=inst, thr=thr, per_line_inst=per_line_inst, lat_line=lat_line,
+                t_warp=t_warp, t_barrier=t_barrier, waves=waves, blocks_per_sm=bps,
+                warps_per_sm=warps_per_sm, l2_bytes=l2_bytes, lat_glob=lat_glob)
+
+
+def combine(t: dict, gpu) -> float:
+    """Kernel time from its bounds: launch cost + soft maximum (sum t_i^p)^(1/p)."""
+    p = gpu.overlap_p
+    vals = np.array([v for v in t.values() if v > 0])
+    if not len(vals):
+        return gpu.launch_s
+    top = vals.max()
+    body = float(top * ((vals / top) ** p).sum() ** (1 / p))    # scaled: no underflow
+    return gpu.launch_s + body
+
+
+def limiter(t: dict, b: dict, gpu) -> str:
+    """The key of LIMITERS that binds."""
+    key = max(t, key=t.get)
+    if t[key] < gpu.launch_s:
+        return "launch"
+    if key == "latency" and b["t_warp"] > 0 and b["t_barrier"] / b["t_warp"] > 0.3:
+        return "barrier"
+    return key

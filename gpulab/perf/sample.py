@@ -1,0 +1,201 @@
+"""Simulate a sample of a launch's blocks and record what the time model needs beyond the
+simulator's counters: which bytes reach L2 and DRAM, and how atomics pile up on addresses.
+
+The sampled blocks keep their real ``blockIdx`` (and the launch its real ``gridDim``), so a
+grid-stride loop or a tile index behaves as in the full launch; counts are then scaled by
+(blocks in the launch) / (blocks simulated). Race checks between blocks are switched off here
+(a prediction is not a checker: run ``gpulab.launch`` for that).
+"""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from ..sim import context as _context
+from ..sim import intrinsics as _intrinsics
+from ..sim import memory as _memory
+from ..sim.layout import WARP, Layout
+from ..sim.runner import run as _run
+
+KEY = np.int64(1) << 40          # block * KEY + chunk: byte addresses stay below 2**40
+
+
+def sampled_layout(grid, block, block_ids) -> Layout:
+    """A Layout holding only ``block_ids`` (linear block indices of the full ``grid``)."""
+    ids = np.asarray(block_ids, dtype=np.int64)
+    lay = object.__new__(Layout)
+    lay.grid, lay.block = tuple(grid), tuple(block)
+    lay.threads_per_block = block[0] * block[1] * block[2]
+    lay.warps_per_block = -(-lay.threads_per_block // WARP)
+    lay.lanes_per_block = lay.warps_per_block * WARP
+    lay.blocks = len(ids)
+    lay.lanes = lay.blocks * lay.lanes_per_block
+    g = np.arange(lay.lanes, dtype=np.int64)
+    lay.block_of = g // lay.lanes_per_block
+    lay.thread_of = g % lay.lanes_per_block
+    lay.exists = lay.thread_of < lay.threads_per_block
+    lay.warp_of = g // WARP
+    lay.lane_id = g % WARP
+    lay.tid = Layout._unflatten(lay.thread_of, lay.block)
+    lay.bid = Layout._unflatten(ids[lay.block_of], lay.grid)
+    return lay
+
+
+class _Keys:
+    """A growing set of int64 keys, compacted now and then."""
+
+    def __init__(self):
+        self.parts, self.n = [], 0
+
+    def add(self, keys):
+        self.parts.append(keys)
+        self.n += len(keys)
+        if len(self.parts) > 64 or self.n > 4_000_000:
+            self.parts = [np.unique(np.concatenate(self.parts))]
+            self.n = len(self.parts[0])
+
+    def count(self):
+        return len(np.unique(np.concatenate(self.parts))) if self.parts else 0
+
+
+class Recorder:
+    """Per global array: L1-miss chunks (unique per block), DRAM chunks (unique per launch),
+    bytes; atomics: addresses of global atomics, serialised steps of shared atomics."""
+
+    def __init__(self):
+        self.arrays = {}          # name -> dict of _Keys and sizes
+        self.global_atomics = []  # (array name, flat elements, lanes per (warp, element))
+        self.atomic_sectors = 0   # (warp instruction, 32-byte sector) pairs
+        self.l1_lines = 0         # (warp instruction, 128-byte line) pairs of global accesses
+        self.shared_atomic_steps = 0
+        self.shared_atomic_warp_inst = 0
+        self.static_shared = 0
+        self.line_warps = {}      # line -> which sampled warps executed it at least once
+
+    def _arr(self, a):
+        rec = self.arrays.get(a.name)
+        if rec is None:
+            rec = self.arrays[a.name] = {"nbytes": a._data.nbytes, "l1_sec": _Keys(),
+                                         "l1_64": _Keys(), "dram_ld": _Keys(), "dram_st": _Keys(),
+                                         "st_sec": 0}
+        return rec
+
+    def access(self, a, op, idx):
+        ctx = a.ctx
+        lanes = np.flatnonzero(ctx.mask)
+        if not len(lanes):
+            return
+        addr = np.broadcast_to(a._byte_addresses(idx), ctx.mask.shape)[lanes].astype(np.int64)
+        rec = self._arr(a)
+        blk = ctx.layout.block_of[lanes]
+        w = ctx.layout.warp_of[lanes]
+        self.l1_lines += len(np.unique(w * KEY + addr // 128))
+        if op == "ld":
+            rec["l1_sec"].add(np.unique(blk * KEY + addr // 32))
+            rec["l1_64"].add(np.unique(blk * KEY + addr // 64))
+            rec["dram_ld"].add(np.unique(addr // 64))
+        else:
+            rec["dram_st"].add(np.unique(addr // 32))
+
+    def atomic(self, a, flat, lanes):
+        if a.space == "global":
+            self._arr(a)
+            warp = a.ctx.layout.warp_of[lanes]
+            # one L2 operation per (warp instruction, address): lanes on one address combine
+            # L2 applies atomics per 32-byte sector: one operation per (warp instruction,
+            # sector), plus a step for each further lane on an address already in it
+            pairs, lanes_on = np.unique(warp * KEY + flat, return_counts=True)
+            sector_of_pair = (pairs // KEY) * KEY + (pairs % KEY) * a._data.itemsize // 32
+            ws, inv = np.unique(sector_of_pair, return_inverse=True)
+            extra = np.bincount(inv, weights=lanes_on - 1)
+            self.atomic_sectors += len(ws)
+            self.global_atomics.append((a.name, ws % KEY, extra, a._data.dtype.kind == "f"))
+        else:
+            warp = a.ctx.layout.warp_of[lanes]
+            _, counts = np.unique(warp * KEY + flat, return_counts=True)
+            # per warp-level instruction: the largest number of lanes on one address
+            wkeys = np.unique(warp * KEY + flat) // KEY
+            per_warp = np.zeros(len(np.unique(warp)), dtype=np.int64)
+            inv = np.searchsorted(np.unique(warp), wkeys)
+            np.maximum.at(per_warp, inv, counts)
+            self.shared_atomic_steps += int(per_warp.sum())
+            self.shared_atomic_warp_inst += len(per_warp)
+
+
+@contextlib.contextmanager
+def _recording(rec: Recorder):
+    """Hook global accesses and atomics of the simulator while ``rec`` records."""
+    G, A = _memory.GlobalArray, _memory.ArrayProxy
+    orig_account, orig_atomic, orig_shadow = G._account, A.atomic, _memory.GlobalShadow
+
+    def account(self, op, idx, value=None):
+        orig_account(self, op, idx, value)
+        rec.access(self, op, idx)
+
+    def atomic(self, op, idx, *vals):
+        res, _ = self._resolve(idx)
+        if res is not None:
+            mask = self.ctx.mask
+            lanes = np.flatnonzero(mask)
+            if len(lanes):
+                full = self._full_index(res)
+                flat = np.ravel_multi_index(
+                    tuple(np.broadcast_to(i, mask.shape)[lanes] if np.ndim(i) else
+                          np.full(len(lanes), i) for i in full), self._data.shape)
+                rec.atomic(self, flat.astype(np.int64), lanes)
+        return orig_atomic(self, op, idx, *vals)
+
+    S = _intrinsics.SimCuda
+    orig_shared = S._shared
+    C = _context.Context
+    orig_stmt = C.stmt
+
+    def stmt(self, line):
+        orig_stmt(self, line)
+        touched = self.mask.reshape(-1, WARP).any(axis=1)
+        prev = rec.line_warps.get(line)
+        rec.line_warps[line] = touched if prev is None else (prev | touched)
+
+    def shared(self, shape, dtype):
+        out = orig_shared(self, shape, dtype)
+        rec.static_shared = max(rec.static_shared, self._static_shared)
+        return out
+
+    G._account, A.atomic, S._shared, C.stmt = account, atomic, shared, stmt
+    _memory.GlobalShadow = lambda array: None
+    try:
+        yield rec
+    finally:
+        G._account, A.atomic, _memory.GlobalShadow = orig_account, orig_atomic, orig_shadow
+        S._shared, C.stmt = orig_shared, orig_stmt
+
+
+def simulate(kernel, grid, block, args, block_ids, *, shared_bytes=0, timeout_s=60.0,
+             max_steps=50_000_000):
+    """Run the sampled blocks on the simulator; (Context, Recorder). Arrays in ``args`` are
+    written by the kernel: pass copies."""
+    lay = sampled_layout(grid, block, block_ids)
+    rec = Recorder()
+    with _recording(rec):
+        ctx = _run(kernel, lay, args, shared_bytes=shared_bytes, max_steps=max_steps,
+                   timeout_s=timeout_s)
+    return ctx, rec
+
+
+def choose_blocks(total_blocks: int, k: int, offset: int = 0, stride: int = 1,
+                  seed: int = 0) -> np.ndarray:
+    """``k`` block indices, one drawn at random from each of ``k * stride`` equal strata of
+    [0, total_blocks - 1), taking strata ``offset, offset + stride, ...`` (so two calls with
+    offsets 0 and 1 give two independent, interleaved half-samples). Random positions avoid
+    aliasing with power-of-two strides in the kernel's indexing; the last block, which may be
+    partial, is left out unless it is the only one. Seeded: the same launch, the same sample."""
+    if total_blocks <= 1:
+        return np.zeros(1, dtype=np.int64)
+    pool = total_blocks - 1
+    k = max(1, min(k, pool // max(stride, 1)))
+    strata = np.arange(k) * stride + offset
+    lo = strata * pool // (k * stride)
+    hi = np.maximum((strata + 1) * pool // (k * stride), lo + 1)
+    rng = np.random.default_rng(seed + 7919 * offset)
+    return np.unique(np.minimum(lo + (rng.random(k) * (hi - lo)).astype(np.int64), pool - 1))
