@@ -1,22 +1,24 @@
 """The one way to launch a kernel: validate the launch, pick a backend, return a Report.
 
 Limits checked here are the hardware's (CUDA C++ Programming Guide, compute capability
-table): at most 1024 threads per block, block dims ≤ (1024, 1024, 64), grid dims
-≤ (2^31 - 1, 65535, 65535), 48 KB of shared memory per block without an opt-in.
+table), read from their one home, ``gpulab.models.occupancy.Arch``: threads per block, block
+and grid dimensions, shared memory per block without an opt-in. Backends are the modules of
+``gpulab.backends.REGISTRY``.
 """
 import os
 import time
 
 import numpy as np
 
-from . import errors
-from .report import LineStats, Report
+from . import backends, errors
+from .models.occupancy import ARCHS
 
-MAX_THREADS_PER_BLOCK = 1024
-MAX_BLOCK_DIMS = (1024, 1024, 64)
-MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
-DEFAULT_SHARED_LIMIT = 48 * 1024
-BACKENDS = ("auto", "sim", "gpu", "numba-sim")
+_LIMITS = ARCHS["sm_90"]        # the launch limits below are the same on every cc >= 3.0
+MAX_THREADS_PER_BLOCK = _LIMITS.max_threads_per_block
+MAX_BLOCK_DIMS = _LIMITS.max_block_dims
+MAX_GRID_DIMS = _LIMITS.max_grid_dims
+DEFAULT_SHARED_LIMIT = _LIMITS.shared_per_block_default
+BACKENDS = ("auto",) + tuple(backends.REGISTRY)
 
 
 def dim3(value, what):
@@ -58,22 +60,18 @@ def check_limits(grid, block, shared_bytes):
     if shared_bytes > DEFAULT_SHARED_LIMIT:
         raise errors.LaunchConfigError(
             f"dynamic shared memory of {shared_bytes:,} bytes per block exceeds the "
-            f"{DEFAULT_SHARED_LIMIT:,}-byte (48 KB) default limit; larger sizes need an explicit "
-            f"opt-in on the GPU (up to 227 KB on sm_90).")
+            f"{DEFAULT_SHARED_LIMIT:,}-byte ({DEFAULT_SHARED_LIMIT // 1024} KB) default limit; "
+            f"larger sizes need an explicit opt-in on the GPU (up to "
+            f"{_LIMITS.shared_per_block_optin // 1024} KB on {_LIMITS.name}).")
 
 
 def gpu_available():
     """True when numba.cuda sees a real GPU (not Numba's simulator)."""
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return False
-    try:
-        from numba import cuda
-        return bool(cuda.is_available())
-    except Exception:
-        return False
+    return backends.available("gpu")
 
 
 def resolve_backend(backend):
+    """The backend a launch runs on: ``auto`` is the GPU when there is one, else the simulator."""
     if backend not in BACKENDS:
         raise errors.LaunchConfigError(f"backend must be one of {BACKENDS}, got {backend!r}.")
     if backend == "auto":
@@ -100,32 +98,11 @@ def launch(kernel, grid, block, *args, backend="auto", shared_bytes=0, trace=(0,
     check_limits(grid, block, shared_bytes)
     which = resolve_backend(backend)
     started = time.perf_counter()
-    if which == "sim":
-        rep = _launch_sim(kernel, grid, block, args, shared_bytes, trace, max_steps, timeout_s)
-    elif which == "gpu":
-        from .backends import gpu
-        rep = gpu.launch(kernel, grid, block, args, shared_bytes)
-    else:
-        from .backends import numbasim
-        rep = numbasim.launch(kernel, grid, block, args, shared_bytes)
+    rep = backends.get(which).launch(kernel, grid, block, args, shared_bytes, trace=trace,
+                                     max_steps=max_steps, timeout_s=timeout_s)
     rep.wall_s = time.perf_counter() - started
     if os.environ.get("GPULAB_LAUNCH_LOG"):       # one line per launch, to size time budgets
         with open(os.environ["GPULAB_LAUNCH_LOG"], "a") as log:
             log.write(f"{rep.wall_s:.4f}\t{rep.steps}\t{which}\t{rep.kernel}\t{grid}\t{block}\n")
     return rep
 
-
-def _launch_sim(kernel, grid, block, args, shared_bytes, trace, max_steps, timeout_s):
-    from . import metrics
-    from .sim.layout import Layout
-    from .sim.runner import run
-    layout = Layout(grid, block)
-    ctx = run(kernel, layout, args, shared_bytes=shared_bytes, trace=trace,
-              max_steps=max_steps, timeout_s=timeout_s)
-    lines = {ln: LineStats(ln, ctx.lines.get(ln, ""), dict(c)) for ln, c in ctx.per_line.items()}
-    return Report(kernel=ctx.kernel_name, backend="sim", grid=grid, block=block,
-                  metrics=metrics.finish(ctx.counters), lines=lines,
-                  mask_history=ctx.mask_history, accesses=ctx.accesses, shuffles=ctx.shuffles,
-                  barriers=ctx.barriers, atomics=dict(ctx.atomics),
-                  intrinsics=dict(ctx.intrinsics),
-                  benign_races=dict(ctx.benign_races), steps=ctx.steps, traced_warp=tuple(trace))

@@ -8,13 +8,20 @@ Rules (as Nsight Compute counts them on sm_70 and newer):
   32-bit word are served by one broadcast; the *wavefronts* of one instruction are the largest
   number of distinct words requested from one bank, and at least bytes/128 for wide accesses;
   *bank conflicts* = wavefronts - the minimum possible wavefronts;
-* warp execution efficiency = average active lanes per warp-level instruction / 32.
+* warp execution efficiency = average active lanes per warp-level instruction / 32;
+* atomics: one warp-level instruction per warp with an active lane. Shared-memory atomics are
+  ATOMS instructions; a global atomic is an ATOM (returns the old value) or, when the kernel
+  discards the old value and PTX has a reduction for the operation (``red``: add, inc, dec,
+  min, max, and, or, xor; PTX ISA, "red"), a RED. gpulab assumes the compiler takes the RED form
+  whenever it may; that choice is the compiler's and is not checked here against SASS.
 
 Every function works on a whole launch at once: arrays of shape (warps, 32).
 """
 import numpy as np
 
-WARP = 32
+from .models.occupancy import Arch
+
+WARP = Arch.warp_size            # 32 lanes on every NVIDIA GPU so far; one home: models.occupancy.Arch
 SECTOR_BYTES = 32
 BANKS = 32
 BANK_BYTES = 4
@@ -31,6 +38,15 @@ SHARED_WAVEFRONTS = {"ld": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
                      "st": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}
 SHARED_BANK_CONFLICTS = {"ld": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                          "st": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}
+# Atomics (Nsight Compute "Memory Workload Analysis" tables and the nvprof-to-ncu metric map:
+# inst_executed_global_atomics, inst_executed_global_reductions, inst_executed_shared_atomics).
+GLOBAL_ATOM_INSTRUCTIONS = "smsp__sass_inst_executed_op_global_atom.sum"
+GLOBAL_RED_INSTRUCTIONS = "smsp__sass_inst_executed_op_global_red.sum"
+SHARED_ATOM_INSTRUCTIONS = "smsp__sass_inst_executed_op_shared_atom.sum"
+GLOBAL_ATOM_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"
+GLOBAL_RED_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"
+# operations PTX ``red`` offers: a discarded result of these may compile to RED instead of ATOM
+REDUCIBLE_ATOMICS = frozenset({"add", "sub", "inc", "dec", "min", "max", "and", "or", "xor"})
 INST_EXECUTED = "smsp__inst_executed.sum"
 THREAD_INST_EXECUTED = "smsp__thread_inst_executed.sum"
 THREADS_PER_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"
@@ -38,6 +54,8 @@ THREADS_PER_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"
 ALL_NAMES = (list(GLOBAL_REQUESTS.values()) + list(GLOBAL_SECTORS.values())
              + list(SHARED_INSTRUCTIONS.values()) + list(SHARED_WAVEFRONTS.values())
              + list(SHARED_BANK_CONFLICTS.values())
+             + [GLOBAL_ATOM_INSTRUCTIONS, GLOBAL_RED_INSTRUCTIONS, SHARED_ATOM_INSTRUCTIONS,
+                GLOBAL_ATOM_REQUESTS, GLOBAL_RED_REQUESTS]
              + [INST_EXECUTED, THREAD_INST_EXECUTED, THREADS_PER_INST])
 
 
@@ -79,6 +97,43 @@ def global_sectors(addresses, size, active):
     # an access straddling a sector boundary (only for misaligned wide accesses): count both
     both = np.concatenate([first, last], axis=1)
     return _distinct_per_row(both, np.concatenate([active, active], axis=1))
+
+
+def warp_instructions(active):
+    """Warp-level instructions of one statement: one per warp with an active lane."""
+    return int(np.count_nonzero(active.any(axis=1)))
+
+
+def shared_counts(op, addresses, size, active):
+    """Counter increments of one shared-memory load or store (``op`` "ld"/"st"), by metric name.
+
+    Also returns the per-warp (wavefronts, ideal) arrays, which the trace records keep.
+    """
+    wave, ideal = shared_wavefronts(addresses, size, active)
+    counts = {SHARED_INSTRUCTIONS[op]: warp_instructions(active),
+              SHARED_WAVEFRONTS[op]: int(wave.sum()),
+              SHARED_BANK_CONFLICTS[op]: int((wave - ideal).sum())}
+    return counts, wave, ideal
+
+
+def atomic_counts(space, op, active, result_used=True):
+    """Counter increments of one warp-level atomic ``op`` on ``space`` memory, by metric name.
+
+    ``active`` is (warps, 32). Global atomics count one instruction and one request per warp,
+    as ATOM, or as RED when the old value is discarded and PTX has a ``red`` for ``op``;
+    shared atomics count ATOMS instructions. Atomics on local or constant memory are not
+    counted (numba refuses them on a GPU).
+    """
+    n = warp_instructions(active)
+    if not n:
+        return {}
+    if space == "shared":
+        return {SHARED_ATOM_INSTRUCTIONS: n}
+    if space != "global":
+        return {}
+    if not result_used and op in REDUCIBLE_ATOMICS:
+        return {GLOBAL_RED_INSTRUCTIONS: n, GLOBAL_RED_REQUESTS: n}
+    return {GLOBAL_ATOM_INSTRUCTIONS: n, GLOBAL_ATOM_REQUESTS: n}
 
 
 def global_requests(active):

@@ -55,6 +55,9 @@ class Report:
     kernel_s: float = None
     compile_s: float = None      # GPU backend: numba's compile before the timed launch (0 if cached)
     traced_warp: tuple = (0, 0)
+    # kind of trace ("mask_history", "accesses", "shuffles") -> True when it hit its cap
+    # (gpulab.sim.trace.LIMITS) and later records of the traced warp were not kept
+    truncated: dict = field(default_factory=dict)
 
     # -- derived figures -------------------------------------------------------------------
     def _m(self, name):

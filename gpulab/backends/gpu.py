@@ -5,6 +5,7 @@ hundreds of milliseconds) happens on the host before the kernel is queued, so ev
 around the first launch would include it. ``timed_launch`` therefore compiles first, outside
 the events, and reports the compile time on its own (``Report.compile_s``).
 """
+import os
 import time
 
 import numpy as np
@@ -13,9 +14,22 @@ from .. import errors
 from ..report import Report
 
 
+NAME = "gpu"
+
+
+def available():
+    """True when numba.cuda sees a real GPU (not Numba's simulator)."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return False
+    try:
+        from numba import cuda
+        return bool(cuda.is_available())
+    except Exception:
+        return False
+
+
 def _require_gpu():
-    from ..launch import gpu_available
-    if not gpu_available():
+    if not available():
         raise errors.BackendUnavailable(
             "backend='gpu' needs an NVIDIA GPU that numba.cuda can use, and none was found "
             "(numba.cuda.is_available() is False, or NUMBA_ENABLE_CUDASIM=1 is set). "
@@ -45,7 +59,8 @@ def timed_launch(cuda, kernel, grid, block, dargs, shared_bytes):
     return compile_s, cuda.event_elapsed_time(start, end) / 1e3
 
 
-def launch(kernel, grid, block, args, shared_bytes):
+def launch(kernel, grid, block, args, shared_bytes, **_simulator_options):
+    """Copy numpy arrays in, launch timed, copy them back in place; only timings are reported."""
     _require_gpu()
     from numba import cuda
     if not hasattr(kernel, "py_func") or not hasattr(kernel, "__getitem__"):
@@ -63,5 +78,5 @@ def launch(kernel, grid, block, args, shared_bytes):
     for host, dev in back:
         host[...] = dev.copy_to_host()
     name = getattr(kernel, "__name__", None) or kernel.py_func.__name__
-    return Report(kernel=name, backend="gpu", grid=grid, block=block, kernel_s=kernel_s,
+    return Report(kernel=name, backend=NAME, grid=grid, block=block, kernel_s=kernel_s,
                   compile_s=compile_s)

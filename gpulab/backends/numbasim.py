@@ -7,10 +7,18 @@ import numpy as np
 
 from .. import errors
 from ..report import Report
-from ..sim.runner import _is_jitted, python_function
+from ..sim.jitted import is_jitted, python_function
+
+NAME = "numba-sim"
 
 
-def launch(kernel, grid, block, args, shared_bytes):
+def available():
+    """Numba's simulator ships with numba-cuda and needs no GPU: always True."""
+    return True
+
+
+def launch(kernel, grid, block, args, shared_bytes, **_simulator_options):
+    """Run the launch on Numba's simulator (one OS thread per CUDA thread); arrays in place."""
     from numba.cuda.simulator.kernel import FakeCUDAKernel
     fn = python_function(kernel)
     if fn is None:
@@ -20,7 +28,7 @@ def launch(kernel, grid, block, args, shared_bytes):
     g = fn.__globals__
     for name in fn.__code__.co_names:
         value = g.get(name)
-        if value is not None and _is_jitted(value) and type(value).__name__ != "FakeCUDAKernel":
+        if value is not None and is_jitted(value) and type(value).__name__ != "FakeCUDAKernel":
             swapped[name] = value
             g[name] = FakeCUDAKernel(python_function(value), device=True)
     try:
@@ -32,4 +40,4 @@ def launch(kernel, grid, block, args, shared_bytes):
                 orig[...] = used
     finally:
         g.update(swapped)
-    return Report(kernel=fn.__name__, backend="numba-sim", grid=grid, block=block)
+    return Report(kernel=fn.__name__, backend=NAME, grid=grid, block=block)

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass, field
 
 __all__ = [
-    "Arch", "ARCHS", "Occupancy", "occupancy", "naive_register_warps", "waves",
+    "Arch", "ARCHS", "WARP", "Occupancy", "occupancy", "naive_register_warps", "waves",
     "issue_utilization", "KB", "load_driver_check", "describe_driver_check",
     "describe_register_counts",
 ]
@@ -56,12 +56,17 @@ class Arch:
     register_alloc_unit: int = 256     # registers, per warp
     sub_partitions: int = 4
     max_threads_per_block: int = 1024
+    max_block_dims: tuple = (1024, 1024, 64)           # x, y, z threads (all cc >= 3.0)
+    max_grid_dims: tuple = (2**31 - 1, 65535, 65535)   # x, y, z blocks (all cc >= 3.0)
     warp_size: int = 32
 
     @property
     def max_threads_per_sm(self) -> int:
         return self.max_warps_per_sm * self.warp_size
 
+
+#: lanes per warp, 32 on every NVIDIA GPU so far: the one definition the rest of gpulab imports
+WARP = Arch.warp_size
 
 # Sources: CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"
 # (max resident warps/blocks per SM, shared memory per SM and per block, 64 K registers per SM
@@ -248,7 +253,7 @@ def occupancy(threads_per_block: int, registers_per_thread: int = 32, shared_byt
 
 def naive_register_warps(registers_per_thread: int, registers_per_sm: int = 64 * KB) -> int:
     """The seed's register limit W <= floor(F / (32 R)), without granularity or whole blocks."""
-    return registers_per_sm // (32 * registers_per_thread)
+    return registers_per_sm // (WARP * registers_per_thread)
 
 
 def waves(grid_blocks: int, blocks_per_sm: int, num_sms: int) -> dict:
@@ -324,8 +329,10 @@ def describe_driver_check(data: dict | None) -> str:
         return ("no driver comparison recorded yet: run `python benchmarks/occupancy_vs_driver.py`"
                 " on a machine with an NVIDIA GPU (it writes benchmarks/results/"
                 "occupancy_vs_driver.json)")
-    lines = [f"{data['device']} ({data['arch']}), driver {data.get('driver_version')}, "
-             f"{data.get('date_utc', '')}"]
+    env = data.get("environment") or data          # files before benchenv kept these at the top
+    gpu = env.get("gpu") or data.get("device")
+    api = env.get("cuda_driver_api") or data.get("driver_version")
+    lines = [f"{gpu} ({data['arch']}), driver {api}, {env.get('date_utc', '')}"]
     for kind, s in data["summary"].items():
         if s["configurations"]:
             lines.append(f"  {kind:9s}: {s['match']}/{s['configurations']} configurations agree "
@@ -388,7 +395,8 @@ def verification(driver: dict | None, header: dict | None) -> dict:
         s = driver.get("summary", {})
         out.setdefault(driver["arch"], {})["driver"] = {
             "cases": sum(v["configurations"] for v in s.values()),
-            "agree": sum(v["match"] for v in s.values()), "device": driver.get("device")}
+            "agree": sum(v["match"] for v in s.values()),
+            "device": (driver.get("environment") or {}).get("gpu") or driver.get("device")}
     if header:
         for arch, v in header.get("per_arch", {}).items():
             out.setdefault(arch, {})["header"] = {"cases": v["cases"], "agree": v["agree"]}

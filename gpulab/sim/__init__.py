@@ -1,11 +1,17 @@
 """gpulab's SIMT simulator: numba.cuda kernels on a CPU, warps in lockstep, with counters.
 
-``transform`` rewrites the kernel source into masked, vectorised form; ``context`` holds the
-active mask and control-flow frames; ``memory`` the arrays and their counters; ``intrinsics``
-the ``cuda`` module a kernel sees; ``runner`` ties them together for one launch.
+``transform`` rewrites the kernel source into masked, vectorised form, calling the runtime
+methods listed in ``protocol``; ``context`` holds the active mask and control-flow frames (the
+runtime); ``memory`` the arrays and their counters; ``intrinsics`` the ``cuda`` module a kernel
+sees, with ``atomics`` (the op table) and ``shuffle_rule`` (which lane a shuffle reads);
+``trace`` the typed records of the traced warp; ``runner`` ties them together for one launch.
 ``typecheck`` first runs numba-cuda's own type inference on the kernel, so only code numba
 compiles is simulated; ``eager`` lets ``@cuda.jit("signature")`` work without a GPU;
 ``globalrace`` finds order-dependent accesses to global memory between blocks.
+``show_transformed(kernel)`` prints the rewritten code. CONTRIBUTING.md, "Extending the
+simulator", walks through adding an intrinsic.
 """
 from .layout import WARP, Layout  # noqa: F401
+from .protocol import Runtime  # noqa: F401
 from .runner import run  # noqa: F401
+from .transform import show_transformed, transformed_source  # noqa: F401

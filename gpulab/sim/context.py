@@ -1,6 +1,7 @@
 """The runtime state of one simulated launch: the active mask and the structured control flow.
 
-The transformed kernel calls these methods (see ``transform.py``). The active mask is a bool
+The transformed kernel calls these methods (see ``transform.py``); their names are the
+constants of ``protocol.Runtime``, the one list a newcomer reads. The active mask is a bool
 array over all lanes of the launch; masks are replaced, never mutated, so identical masks can
 be recognised by identity and their per-warp counts cached.
 """
@@ -10,10 +11,14 @@ import numpy as np
 
 from .. import errors, metrics
 from .layout import WARP
+from .trace import MaskStep, Trace
 
 
 class _Undefined:
+    """The value of a local variable before the kernel first assigns it."""
+
     def __repr__(self):
+        """Shown when an undefined variable turns up in a message."""
         return "<undefined>"
 
 
@@ -21,16 +26,20 @@ UNDEF = _Undefined()
 
 
 class _IfFrame:
+    """An open ``if``: the mask before it and the per-lane (or uniform) condition."""
     __slots__ = ("saved", "saved_full", "cond")
 
     def __init__(self, saved, saved_full, cond):
+        """Record the mask before the ``if`` and its condition."""
         self.saved, self.saved_full, self.cond = saved, saved_full, cond
 
 
 class _LoopFrame:
+    """An open loop: the mask before it, the lanes still looping, those that broke or continued."""
     __slots__ = ("saved", "saved_full", "live", "brk", "cont", "ifdepth", "line", "iterations")
 
     def __init__(self, saved, saved_full, ifdepth, line):
+        """Record the mask before the loop, the open ``if`` depth and the loop's line."""
         self.saved, self.saved_full, self.live = saved, saved_full, saved
         self.brk = self.cont = None
         self.ifdepth = ifdepth
@@ -38,9 +47,11 @@ class _LoopFrame:
 
 
 class _FnFrame:
+    """An open function call: the mask at entry, the lanes that returned and their values."""
     __slots__ = ("saved", "saved_full", "ret", "retval", "ifdepth", "loopdepth")
 
     def __init__(self, saved, saved_full, ifdepth, loopdepth):
+        """Record the mask at entry and the open ``if``/loop depths to unwind to."""
         self.saved, self.saved_full = saved, saved_full
         self.ret, self.retval = None, UNDEF
         self.ifdepth, self.loopdepth = ifdepth, loopdepth
@@ -51,6 +62,7 @@ class RangeState:
     __slots__ = ("value", "stop", "step", "started")
 
     def __init__(self, start, stop, step):
+        """Bounds as given to range(); the first ``loop_next`` yields ``start``."""
         self.value, self.stop, self.step, self.started = start, stop, step, False
 
 
@@ -59,10 +71,12 @@ class IterState:
     __slots__ = ("items", "pos", "value")
 
     def __init__(self, items):
+        """The items, iterated in order."""
         self.items, self.pos, self.value = list(items), 0, UNDEF
 
 
 def _is_array(x):
+    """True for a per-lane value (a numpy array with dimensions), False for a uniform one."""
     return isinstance(x, np.ndarray) and x.ndim > 0
 
 
@@ -70,6 +84,7 @@ class Context:
     """Masks, frames, counters and traces of one launch."""
 
     def __init__(self, layout, kernel_name, trace_warp, max_steps, timeout_s):
+        """A fresh launch over ``layout``; ``trace_warp`` is the global index of the traced warp."""
         self.layout = layout
         self.kernel_name = kernel_name
         self.alive = layout.exists.copy()
@@ -90,9 +105,11 @@ class Context:
         self._count_cache = (None, None)
         self.trace_warp = trace_warp
         self.trace_slice = slice(trace_warp * WARP, (trace_warp + 1) * WARP)
-        self.mask_history = []
-        self.accesses = []
-        self.shuffles = []
+        self.trace = Trace()                    # the traced warp's records, capped per kind
+        self.mask_history = self.trace.records["mask_history"]
+        self.accesses = self.trace.records["accesses"]
+        self.shuffles = self.trace.records["shuffles"]
+        self._mask_cap = self.trace.limits["mask_history"]
         self.barriers = 0
         self.atomics = {}
         self.intrinsics = {}
@@ -103,6 +120,7 @@ class Context:
 
     # -- masks ---------------------------------------------------------------------------
     def _set(self, mask, full=None):
+        """Make ``mask`` the active mask; ``full`` says whether every alive lane is in it."""
         self.mask = mask
         if full is None:
             full = int(np.count_nonzero(mask)) == self.alive_count
@@ -114,9 +132,11 @@ class Context:
         return self.full and self.alive_count == self.layout.lanes
 
     def any(self):
+        """True when some lane is active."""
         return bool(self.mask.any())
 
     def none_active(self):
+        """True when no lane is active."""
         return not self.mask.any()
 
     def _off(self):
@@ -133,6 +153,7 @@ class Context:
         return off
 
     def _restore(self, saved, saved_full):
+        """Back to the mask before a construct, less the lanes that left by return/break/continue."""
         off = self._off()
         if off is None:
             self._set(saved, saved_full)
@@ -158,6 +179,7 @@ class Context:
             self._budget_exceeded()
 
     def stmt(self, line):
+        """Before every statement: count one instruction per active warp, trace, check budget."""
         self.line = line
         self._tick()
         mask = self.mask
@@ -175,8 +197,11 @@ class Context:
         pl[metrics.INST_EXECUTED] += inst
         pl[metrics.THREAD_INST_EXECUTED] += thr
         tm = mask[self.trace_slice]
-        if tm.any() and len(self.mask_history) < 200_000:
-            self.mask_history.append((line, _bits(tm)))
+        if tm.any():
+            if len(self.mask_history) < self._mask_cap:
+                self.mask_history.append(MaskStep(line, _bits(tm)))
+            else:
+                self.trace.truncated["mask_history"] = True
 
     def active_warps(self):
         """Warps with at least one active lane (cached with the mask, like ``stmt``)."""
@@ -194,6 +219,7 @@ class Context:
         pl[name] = pl.get(name, 0) + value
 
     def _budget_exceeded(self):
+        """Stop a runaway kernel with an error naming the loop that never ended."""
         why = (f"it executed more than {self.max_steps:,} statements and loop iterations"
                if self.steps > self.max_steps else f"it ran longer than {self.timeout_s} s")
         if self.loops:
@@ -216,11 +242,13 @@ class Context:
 
     # -- errors --------------------------------------------------------------------------
     def error(self, cls, message, lanes=(), hint=None):
+        """Raise ``cls`` with the kernel, file, line, source and the threads involved."""
         threads = [self.layout.thread_name(int(l)) for l in list(lanes)[:8]]
         raise cls(message, kernel=self.kernel_name, filename=self.filename, line=self.line,
                   source=self.lines.get(self.line), threads=threads, hint=hint)
 
     def first_active(self):
+        """The active lanes, in order (callers take the first few for messages)."""
         lanes = np.flatnonzero(self.mask)
         return lanes
 
@@ -242,14 +270,17 @@ class Context:
 
     @staticmethod
     def f64(value):
+        """A float literal, as numba types it (float64)."""
         return np.float64(value)
 
     # -- if / else -----------------------------------------------------------------------
     def if_(self, test):
+        """Open an ``if`` with its condition (evaluated under the current mask)."""
         cond = self._lanes(test)
         self.ifs.append(_IfFrame(self.mask, self.full, cond))
 
     def then_(self):
+        """Narrow the mask to the lanes whose condition holds; False when there are none."""
         fr = self.ifs[-1]
         cond = fr.cond
         if isinstance(cond, bool):
@@ -266,6 +297,7 @@ class Context:
         return True
 
     def else_(self):
+        """Switch to the lanes whose condition failed; False when there are none."""
         fr = self.ifs[-1]
         cond = fr.cond
         if isinstance(cond, bool):
@@ -280,11 +312,13 @@ class Context:
         return self.any()
 
     def endif(self):
+        """Close the ``if``: the mask before it, less lanes that returned/broke/continued."""
         fr = self.ifs.pop()
         self._restore(fr.saved, fr.saved_full)
 
     # -- expressions with short-circuit ------------------------------------------------
     def land(self, left, right_thunk):
+        """``left and right`` per lane: ``right`` is evaluated only in lanes where left holds."""
         a = self._lanes(left)
         if isinstance(a, bool):
             return right_thunk() if a else False
@@ -300,6 +334,7 @@ class Context:
         return a & b if _is_array(b) else (a if b else np.zeros_like(a))
 
     def lor(self, left, right_thunk):
+        """``left or right`` per lane: ``right`` is evaluated only in lanes where left fails."""
         a = self._lanes(left)
         if isinstance(a, bool):
             return True if a else right_thunk()
@@ -316,11 +351,13 @@ class Context:
 
     @staticmethod
     def lnot(value):
+        """``not value`` per lane."""
         if _is_array(value):
             return ~value.astype(bool, copy=False)
         return not value
 
     def ifexp(self, test, then_thunk, else_thunk):
+        """``a if test else b`` per lane, each side evaluated only in its own lanes."""
         c = self._lanes(test)
         if isinstance(c, bool):
             return then_thunk() if c else else_thunk()
@@ -345,9 +382,11 @@ class Context:
 
     # -- loops ---------------------------------------------------------------------------
     def loop_enter(self):
+        """Open a loop at the current line."""
         self.loops.append(_LoopFrame(self.mask, self.full, len(self.ifs), self.line))
 
     def _loop_begin_iteration(self):
+        """Start an iteration: count it, drop lanes that broke or returned, reset ``continue``."""
         lp = self.loops[-1]
         lp.iterations += 1
         self._tick()
@@ -365,6 +404,7 @@ class Context:
         return lp
 
     def _loop_narrow(self, lp, test):
+        """Keep looping the lanes whose test holds; False when none does."""
         t = self._lanes(test)
         if isinstance(t, bool):
             if not t:
@@ -380,12 +420,14 @@ class Context:
         return True
 
     def loop_test(self, thunk):
+        """``while`` test: begin an iteration and narrow to the lanes whose test holds."""
         lp = self._loop_begin_iteration()
         if not self.mask.any():
             return False
         return self._loop_narrow(lp, thunk())
 
     def range_(self, *args):
+        """The state of ``for ... in range(...)``, whose bounds may differ per lane."""
         if len(args) == 1:
             start, stop, step = 0, args[0], 1
         elif len(args) == 2:
@@ -404,6 +446,7 @@ class Context:
         return RangeState(start, stop, step)
 
     def iter_(self, iterable):
+        """The state of ``for ... in`` a uniform sequence (arrays are refused)."""
         if _is_array(iterable) or hasattr(iterable, "_gpulab_array"):
             self.error(errors.UnsupportedFeature,
                        "iterating directly over an array is not supported.",
@@ -411,6 +454,7 @@ class Context:
         return IterState(iterable)
 
     def loop_next(self, state):
+        """``for`` step: begin an iteration, advance ``state.value``, narrow to lanes in range."""
         lp = self._loop_begin_iteration()
         if not self.mask.any():
             return False
@@ -434,11 +478,13 @@ class Context:
         return self._loop_narrow(lp, test)
 
     def loop_exit(self):
+        """Close the loop: the mask before it, less lanes that returned."""
         lp = self.loops.pop()
         del self.ifs[lp.ifdepth:]
         self._restore(lp.saved, lp.saved_full)
 
     def brk(self):
+        """``break``: the active lanes leave the loop."""
         lp = self.loops[-1]
         lp.brk = self.mask if lp.brk is None else (lp.brk | self.mask)
         self._set(np.zeros_like(self.mask), False)
@@ -469,17 +515,20 @@ class Context:
         return not (fr.saved & ~fr.ret).any()
 
     def cont(self):
+        """``continue``: the active lanes skip the rest of this iteration."""
         lp = self.loops[-1]
         lp.cont = self.mask if lp.cont is None else (lp.cont | self.mask)
         self._set(np.zeros_like(self.mask), False)
 
     # -- functions -----------------------------------------------------------------------
     def fn_enter(self):
+        """Enter a kernel or device function; the frame goes back to ``fn_exit``."""
         fr = _FnFrame(self.mask, self.full, len(self.ifs), len(self.loops))
         self.fns.append(fr)
         return fr
 
     def ret(self, value):
+        """``return value`` by the active lanes (from the kernel: those threads exit)."""
         fr = self.fns[-1]
         if value is not None:
             if fr.retval is UNDEF or self.full:
@@ -494,6 +543,7 @@ class Context:
         self._set(np.zeros_like(self.mask), False)
 
     def fn_exit(self, frame):
+        """Leave the function: the mask at entry; its value, merged over the lanes that returned."""
         fr = self.fns.pop()
         assert fr is frame
         del self.ifs[fr.ifdepth:]
@@ -505,6 +555,7 @@ class Context:
 
     # -- misc statements -------------------------------------------------------------------
     def assert_(self, test):
+        """``assert test``: an error naming the lanes where it fails."""
         t = self._lanes(test)
         bad = np.flatnonzero(self.mask & ~t) if _is_array(t) else (
             np.flatnonzero(self.mask) if not t else [])
@@ -513,6 +564,7 @@ class Context:
                        f"assertion failed in {self.layout.describe(bad)}.", lanes=bad)
 
     def raise_(self):
+        """``raise``: an error naming the lanes that reached it."""
         lanes = np.flatnonzero(self.mask)
         if len(lanes):
             self.error(errors.KernelPythonError,

@@ -2,17 +2,26 @@
 
 One ``SimCuda`` per launch. Warp intrinsics check their member mask against the lanes that are
 really active, as the hardware requires; barriers check that whole blocks arrive.
+
+Extending it: a warp intrinsic is one function decorated with :func:`warp_intrinsic` (the member
+mask check and the tally come with it); an atomic is one entry in ``atomics.OPS``.
 """
 import functools
 
 import numpy as np
 
-from .. import errors
-from .context import _is_array
+from .. import errors, metrics
+from ..models.occupancy import ARCHS
+from . import atomics
+from .context import _bits, _is_array
 from .layout import WARP
 from .memory import ConstArray, LocalArray, SharedArray
+from .protocol import RESULT_UNUSED
+from .shuffle_rule import source_lanes
+from .trace import ShuffleRecord
 
-STATIC_SHARED_LIMIT = 48 * 1024
+_LIMITS = ARCHS["sm_90"]                                      # hardware limits: one home
+STATIC_SHARED_LIMIT = _LIMITS.shared_per_block_default        # 48 KB of static shared memory
 FULL = 0xFFFFFFFF
 
 
@@ -30,6 +39,7 @@ def _dtype(t):
 
 
 class _Dim3:
+    """threadIdx / blockIdx / blockDim / gridDim: per-lane (or uniform) x, y, z."""
     __slots__ = ("x", "y", "z")
 
     def __init__(self, x, y, z):
@@ -37,6 +47,8 @@ class _Dim3:
 
 
 class _Shared:
+    """``cuda.shared``."""
+
     def __init__(self, sim):
         self._sim = sim
 
@@ -47,6 +59,8 @@ class _Shared:
 
 
 class _Local:
+    """``cuda.local``."""
+
     def __init__(self, sim):
         self._sim = sim
 
@@ -56,6 +70,8 @@ class _Local:
 
 
 class _Const:
+    """``cuda.const``."""
+
     def __init__(self, sim):
         self._sim = sim
 
@@ -65,54 +81,60 @@ class _Const:
 
 
 class _Atomic:
+    """``cuda.atomic``: one method per entry of ``atomics.OPS``, made by :func:`_atomic_method`."""
+
     def __init__(self, sim):
         self._sim = sim
 
-    def _do(self, op, ary, idx, *vals):
-        self._sim._tally("atomic." + {"and": "and_", "or": "or_"}.get(op, op))
+    def _do(self, op, ary, idx, vals, result_unused=False):
+        """Tally, check the array, count under Nsight Compute's names, apply; old values back."""
+        sim = self._sim
+        sim._tally("atomic." + op.attr)
         if not getattr(ary, "_gpulab_array", False):
+            sim.ctx.error(errors.KernelPythonError,
+                          f"cuda.atomic.{op.attr} needs an array as its first argument.")
+        ctx = sim.ctx
+        counts = metrics.atomic_counts(ary.space, op.name, ctx.mask.reshape(-1, WARP),
+                                       result_used=not result_unused)
+        for name, n in counts.items():
+            ctx.count(name, n)
+        return ary.atomic(op.name, idx, *vals)
+
+
+def _atomic_method(op):
+    """``cuda.atomic.<op.attr>(ary, idx, *values)`` for one entry of the op table."""
+    nargs = 2 + len(op.values)
+    signature = ", ".join(("ary", "idx") + op.values)
+
+    def method(self, *args, **kwargs):
+        unused = kwargs.pop(RESULT_UNUSED, False)
+        if kwargs or len(args) != nargs:
             self._sim.ctx.error(errors.KernelPythonError,
-                                f"cuda.atomic.{op} needs an array as its first argument.")
-        return ary.atomic(op, idx, *vals)
+                                f"cuda.atomic.{op.attr} takes ({signature}); got {len(args)} "
+                                f"positional argument(s){' and keywords' if kwargs else ''}.")
+        return self._do(op, args[0], args[1], args[2:], unused)
+    method.__name__ = op.attr
+    method.__doc__ = f"cuda.atomic.{op.attr}({signature}): {op.doc}; returns the old value."
+    return method
 
-    def add(self, ary, idx, val):
-        return self._do("add", ary, idx, val)
 
-    def sub(self, ary, idx, val):
-        return self._do("sub", ary, idx, val)
+for _op in atomics.OPS.values():
+    setattr(_Atomic, _op.attr, _atomic_method(_op))
 
-    def max(self, ary, idx, val):
-        return self._do("max", ary, idx, val)
 
-    def min(self, ary, idx, val):
-        return self._do("min", ary, idx, val)
+def warp_intrinsic(fn):
+    """Make ``fn(self, active, mask, *args)`` the warp intrinsic ``cuda.<fn name>(mask, *args)``.
 
-    def exch(self, ary, idx, val):
-        return self._do("exch", ary, idx, val)
-
-    def cas(self, ary, idx, old, val):
-        return self._do("cas", ary, idx, old, val)
-
-    def and_(self, ary, idx, val):
-        return self._do("and", ary, idx, val)
-
-    def or_(self, ary, idx, val):
-        return self._do("or", ary, idx, val)
-
-    def xor(self, ary, idx, val):
-        return self._do("xor", ary, idx, val)
-
-    def inc(self, ary, idx, val):
-        return self._do("inc", ary, idx, val)
-
-    def dec(self, ary, idx, val):
-        return self._do("dec", ary, idx, val)
-
-    def nanmax(self, ary, idx, val):
-        return self._do("nanmax", ary, idx, val)
-
-    def nanmin(self, ary, idx, val):
-        return self._do("nanmin", ary, idx, val)
+    The wrapper checks the member mask against the lanes really active (``SimCuda._members``:
+    a clear WarpMaskError naming the lane otherwise) and hands ``fn`` the member lanes as a
+    (warps, 32) bool array; ``fn`` returns the per-lane result (arrays over all lanes of the
+    launch). Every intrinsic of ``SimCuda`` is tallied in ``Report.intrinsics`` (``_counted``).
+    Used in the class body, or as ``setattr(SimCuda, name, warp_intrinsic(fn))`` to add one.
+    """
+    @functools.wraps(fn)
+    def intrinsic(self, mask=FULL, *args):
+        return fn(self, self._members(mask, fn.__name__), mask, *args)
+    return intrinsic
 
 
 class SimCuda:
@@ -192,10 +214,11 @@ class SimCuda:
             if offset + nbytes > STATIC_SHARED_LIMIT:
                 ctx.error(errors.KernelPythonError,
                           f"static shared memory would be {offset + nbytes:,} bytes per block, "
-                          f"over the {STATIC_SHARED_LIMIT:,}-byte (48 KB) limit for static "
-                          f"allocations.",
-                          hint="use smaller tiles, or dynamic shared memory with an opt-in "
-                               "(227 KB per block on sm_90).")
+                          f"over the {STATIC_SHARED_LIMIT:,}-byte "
+                          f"({STATIC_SHARED_LIMIT // 1024} KB) limit for static allocations.",
+                          hint=f"use smaller tiles, or dynamic shared memory with an opt-in "
+                               f"({_LIMITS.shared_per_block_optin // 1024} KB per block on "
+                               f"{_LIMITS.name}).")
             self._static_shared = offset + nbytes
             data = np.zeros((blocks,) + shape, dtype=dt)
             name = ctx.lines.get(ctx.line, "").split("=")[0].strip() or "shared"
@@ -346,77 +369,82 @@ class SimCuda:
                            "warp converged, pad with a neutral value instead of exiting early), or "
                            "ignore the result in lanes whose source is missing.")
         tw = ctx.trace_warp
-        if active[tw].any() and len(ctx.shuffles) < 20_000:
-            from .context import _bits
-            ctx.shuffles.append({"line": ctx.line, "kind": name, "src": src[tw].copy(),
-                                 "mask": _bits(active[tw])})
+        if active[tw].any():
+            ctx.trace.add("shuffles", lambda: ShuffleRecord(line=ctx.line, kind=name,
+                                                            src=src[tw].copy(),
+                                                            mask=_bits(active[tw])))
         if not _is_array(value):
             return value
         v = np.broadcast_to(value, ctx.mask.shape)
         return v[gsrc]
 
     def shfl_sync(self, mask, value, src_lane, width=WARP):
-        lane = self.ctx.layout.lane_id
-        src = np.asarray(src_lane, dtype=np.int64) % width + (lane // width) * width
+        """Read ``value`` from lane ``src_lane`` (mod ``width``) of the caller's segment."""
+        src = source_lanes("idx", src_lane, self.ctx.layout.lane_id, width)
         return self._shuffle("shfl_sync", mask, value, src)
 
     def shfl_up_sync(self, mask, value, delta, width=WARP):
-        lane = self.ctx.layout.lane_id
-        s = lane - np.asarray(delta, dtype=np.int64)
-        src = np.where(s < (lane // width) * width, lane, s)
+        """Read ``value`` from lane - ``delta`` (own value where that leaves the segment)."""
+        src = source_lanes("up", delta, self.ctx.layout.lane_id, width)
         return self._shuffle("shfl_up_sync", mask, value, src)
 
     def shfl_down_sync(self, mask, value, delta, width=WARP):
-        lane = self.ctx.layout.lane_id
-        s = lane + np.asarray(delta, dtype=np.int64)
-        src = np.where(s >= (lane // width + 1) * width, lane, s)
+        """Read ``value`` from lane + ``delta`` (own value where that leaves the segment)."""
+        src = source_lanes("down", delta, self.ctx.layout.lane_id, width)
         return self._shuffle("shfl_down_sync", mask, value, src)
 
     def shfl_xor_sync(self, mask, value, lane_mask, width=WARP):
-        lane = self.ctx.layout.lane_id
-        s = lane ^ np.asarray(lane_mask, dtype=np.int64)
-        src = np.where(s >= (lane // width + 1) * width, lane, s)
+        """Read ``value`` from lane ^ ``lane_mask`` (own value where that is a later segment)."""
+        src = source_lanes("xor", lane_mask, self.ctx.layout.lane_id, width)
         return self._shuffle("shfl_xor_sync", mask, value, src)
 
-    def _vote_bits(self, mask, pred, name):
+    def _vote_bits(self, active, mask, pred):
+        """Per lane: the ballot of ``pred`` over the member lanes, and the member mask."""
         ctx = self.ctx
-        active = self._members(mask, name)
         p = np.broadcast_to(np.asarray(pred) != 0, ctx.mask.shape).reshape(-1, WARP)
         m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, ctx.mask.shape).reshape(-1, WARP)
         bits = (p & active).astype(np.int64) << np.arange(WARP, dtype=np.int64)
         warp_bits = bits.sum(axis=1)
         return (warp_bits[:, None] & m).ravel(), m
 
-    def ballot_sync(self, mask, pred):
-        bits, _ = self._vote_bits(mask, pred, "ballot_sync")
+    @warp_intrinsic
+    def ballot_sync(self, active, mask, pred):
+        """Bit k set when member lane k has a true ``pred``."""
+        bits, _ = self._vote_bits(active, mask, pred)
         return bits.astype(np.uint32)
 
-    def all_sync(self, mask, pred):
-        bits, m = self._vote_bits(mask, pred, "all_sync")
+    @warp_intrinsic
+    def all_sync(self, active, mask, pred):
+        """1 when ``pred`` is true in every member lane."""
+        bits, m = self._vote_bits(active, mask, pred)
         return (bits == m.ravel()).astype(np.int32)
 
-    def any_sync(self, mask, pred):
-        bits, _ = self._vote_bits(mask, pred, "any_sync")
+    @warp_intrinsic
+    def any_sync(self, active, mask, pred):
+        """1 when ``pred`` is true in some member lane."""
+        bits, _ = self._vote_bits(active, mask, pred)
         return (bits != 0).astype(np.int32)
 
-    def eq_sync(self, mask, pred):
-        bits, m = self._vote_bits(mask, pred, "eq_sync")
+    @warp_intrinsic
+    def eq_sync(self, active, mask, pred):
+        """1 when ``pred`` is the same in every member lane."""
+        bits, m = self._vote_bits(active, mask, pred)
         return ((bits == 0) | (bits == m.ravel())).astype(np.int32)
 
-    def match_any_sync(self, mask, value):
+    @warp_intrinsic
+    def match_any_sync(self, active, mask, value):
         """Per lane: the member lanes whose value equals this lane's (HLSL's WaveMatch)."""
         ctx = self.ctx
-        active = self._members(mask, "match_any_sync")
         v = np.broadcast_to(value, ctx.mask.shape).reshape(-1, WARP)
         m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, ctx.mask.shape).reshape(-1, WARP)
         same = (v[:, :, None] == v[:, None, :]) & active[:, None, :]
         bits = (same.astype(np.int64) << np.arange(WARP, dtype=np.int64)).sum(axis=2) & m
         return bits.ravel().astype(np.uint32)
 
-    def match_all_sync(self, mask, value):
+    @warp_intrinsic
+    def match_all_sync(self, active, mask, value):
         """(mask, True) when all member lanes hold the same value, else (0, False)."""
         ctx = self.ctx
-        active = self._members(mask, "match_all_sync")
         v = np.broadcast_to(value, ctx.mask.shape).reshape(-1, WARP)
         m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, ctx.mask.shape).reshape(-1, WARP)
         first = np.argmax(active, axis=1)
@@ -426,16 +454,19 @@ class SimCuda:
         return (np.where(pred, m.ravel(), 0).astype(np.uint32), pred)
 
     def activemask(self):
+        """Per lane: the bits of its warp's active lanes."""
         active = self.ctx.mask.reshape(-1, WARP).astype(np.int64)
         bits = (active << np.arange(WARP, dtype=np.int64)).sum(axis=1)
         return np.repeat(bits, WARP).astype(np.uint32)
 
     def lanemask_lt(self):
+        """Per lane: the bits of the lanes below it."""
         lane = self.ctx.layout.lane_id
         return ((np.int64(1) << lane) - 1).astype(np.uint32)
 
-    def syncwarp(self, mask=FULL):
-        self._members(mask, "syncwarp")
+    @warp_intrinsic
+    def syncwarp(self, active, mask=FULL):
+        """Check that every lane in ``mask`` arrives (warps run in lockstep here)."""
 
     # -- bit and math helpers numba.cuda exposes ----------------------------------------------------
     @staticmethod

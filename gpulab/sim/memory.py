@@ -10,8 +10,10 @@ keeps one of which blocks stored, loaded and updated each element (``globalrace.
 import numpy as np
 
 from .. import errors, metrics
+from . import atomics
 from .globalrace import GlobalShadow
 from .layout import WARP
+from .trace import GlobalAccess, SharedAccess
 
 ALLOC_ALIGN = 256           # cudaMalloc aligns allocations to at least 256 bytes
 NO_WARP = -1
@@ -19,6 +21,7 @@ MANY_WARPS = -2
 
 
 def _is_array(x):
+    """True for a per-lane value (a numpy array with dimensions)."""
     return isinstance(x, np.ndarray) and x.ndim > 0
 
 
@@ -237,10 +240,7 @@ class ArrayProxy:
         vals = [np.broadcast_to(np.asarray(v), mask.shape)[lanes] for v in vals]
         flat_data = self._data.reshape(-1)
         old = np.empty(len(lanes), dtype=self._data.dtype)
-        if op in ("add", "sub", "max", "min", "nanmax", "nanmin", "and", "or", "xor", "exch"):
-            _atomic_vectorised(op, flat_data, flat, vals[0], old)
-        else:
-            _atomic_sequential(op, flat_data, flat, vals, old)
+        atomics.apply(atomics.BY_NAME[op], flat_data, flat, vals, old)
         out = np.zeros(mask.shape, dtype=self._data.dtype)
         out[lanes] = old
         return out
@@ -252,66 +252,6 @@ def _same(a, b):
     if a.dtype.kind in "fc":
         eq |= np.isnan(a) & np.isnan(b)
     return eq
-
-
-def _atomic_vectorised(op, data, flat, val, old):
-    """Atomics whose result does not depend on the order beyond a scan: grouped by address.
-
-    nanmax/nanmin treat NaN as missing (fmax/fmin), as numba documents; max/min follow
-    numba-cuda's implementation: a NaN value changes nothing, a NaN in memory stays.
-    """
-    order = np.argsort(flat, kind="stable")          # lane order kept within one address
-    f = flat[order]
-    v = val[order].astype(data.dtype, copy=False) if op != "exch" else val[order]
-    starts = np.ones(len(f), dtype=bool)
-    starts[1:] = f[1:] != f[:-1]
-    seg = np.cumsum(starts) - 1
-    base = data[f[starts]]
-    if op in ("add", "sub"):
-        v = v if op == "add" else -v
-        c = np.cumsum(v, dtype=np.result_type(data.dtype, v.dtype))
-        seg_start_c = (c - v)[starts]
-        before = c - v - seg_start_c[seg]
-        o = (base[seg] + before).astype(data.dtype)
-        new = base + (c[np.r_[np.flatnonzero(starts)[1:] - 1, len(f) - 1]] - seg_start_c)
-    elif op in ("max", "min", "nanmax", "nanmin", "and", "or", "xor"):
-        o = np.empty(len(f), dtype=data.dtype)
-        fn = {"max": np.maximum, "min": np.minimum, "nanmax": np.fmax, "nanmin": np.fmin,
-              "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
-        if op in ("max", "min") and data.dtype.kind == "f":
-            # numba-cuda's float max/min (cudadrv/nvvm.py) leave memory alone when the value is
-            # NaN, and a NaN already in memory stays: a NaN value acts like -inf / +inf here
-            v = np.where(np.isnan(v), -np.inf if op == "max" else np.inf, v).astype(data.dtype)
-        new = base.copy()
-        bounds = np.r_[np.flatnonzero(starts), len(f)]
-        for s in range(len(bounds) - 1):       # python loop over distinct addresses only
-            a, b = bounds[s], bounds[s + 1]
-            acc = fn.accumulate(np.r_[base[s:s + 1], v[a:b]])
-            o[a:b] = acc[:-1]
-            new[s] = acc[-1]
-    else:  # exch: each lane gets the previous lane's value
-        o = np.empty(len(f), dtype=data.dtype)
-        o[starts] = base
-        prev = np.r_[0, np.arange(len(f) - 1)]
-        o[~starts] = v[prev[~starts]]
-        last = np.r_[np.flatnonzero(starts)[1:] - 1, len(f) - 1]
-        new = v[last]
-    data[f[starts]] = new
-    old[order] = o
-
-
-def _atomic_sequential(op, data, flat, vals, old):
-    """Atomics applied one lane at a time (cas, inc, dec)."""
-    for k, addr in enumerate(flat):
-        cur = data[addr]
-        old[k] = cur
-        if op == "cas":
-            if cur == vals[0][k]:
-                data[addr] = vals[1][k]
-        elif op == "inc":
-            data[addr] = 0 if cur >= vals[0][k] else cur + 1
-        elif op == "dec":
-            data[addr] = vals[0][k] if (cur == 0 or cur > vals[0][k]) else cur - 1
 
 
 class GlobalArray(ArrayProxy):
@@ -365,10 +305,11 @@ class GlobalArray(ArrayProxy):
         ctx.count(metrics.GLOBAL_REQUESTS[op], int(metrics.global_requests(m2).sum()))
         ctx.count(metrics.GLOBAL_SECTORS[op], int(sectors.sum()))
         tw = ctx.trace_warp
-        if m2[tw].any() and len(ctx.accesses) < 20_000:
-            ctx.accesses.append({"line": ctx.line, "array": self.name, "space": "global", "op": op,
-                                 "addresses": np.where(m2[tw], a2[tw], -1), "mask": m2[tw].copy(),
-                                 "size": size, "sectors": int(sectors[tw])})
+        if m2[tw].any():
+            ctx.trace.add("accesses", lambda: GlobalAccess(
+                line=ctx.line, array=self.name, space="global", op=op,
+                addresses=np.where(m2[tw], a2[tw], -1), mask=m2[tw].copy(), size=size,
+                sectors=int(sectors[tw])))
         if self._races is not None:
             self._check_races(op, idx, value)
 
@@ -431,16 +372,15 @@ class SharedArray(ArrayProxy):
         addr = self.offset + elem * size
         m2 = mask.reshape(-1, WARP)
         a2 = addr.reshape(-1, WARP)
-        wave, ideal = metrics.shared_wavefronts(a2, size, m2)
-        ctx.count(metrics.SHARED_INSTRUCTIONS[op], int(np.count_nonzero(m2.any(axis=1))))
-        ctx.count(metrics.SHARED_WAVEFRONTS[op], int(wave.sum()))
-        ctx.count(metrics.SHARED_BANK_CONFLICTS[op], int((wave - ideal).sum()))
+        counts, wave, ideal = metrics.shared_counts(op, a2, size, m2)
+        for name, n in counts.items():
+            ctx.count(name, n)
         tw = ctx.trace_warp
-        if m2[tw].any() and len(ctx.accesses) < 20_000:
-            ctx.accesses.append({"line": ctx.line, "array": self.name, "space": "shared", "op": op,
-                                 "addresses": np.where(m2[tw], a2[tw], -1), "mask": m2[tw].copy(),
-                                 "size": size, "wavefronts": int(wave[tw]),
-                                 "bank_conflicts": int(wave[tw] - ideal[tw])})
+        if m2[tw].any():
+            ctx.trace.add("accesses", lambda: SharedAccess(
+                line=ctx.line, array=self.name, space="shared", op=op,
+                addresses=np.where(m2[tw], a2[tw], -1), mask=m2[tw].copy(), size=size,
+                wavefronts=int(wave[tw]), bank_conflicts=int(wave[tw] - ideal[tw])))
         lanes = np.flatnonzero(mask)
         if not len(lanes):
             return

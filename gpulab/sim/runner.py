@@ -11,25 +11,11 @@ from .context import UNDEF, Context
 from .intrinsics import SimCuda
 from .memory import ALLOC_ALIGN, GlobalArray
 from .pyshims import BUILTINS, MATH, numba_type_to_numpy
-from .transform import CTX, transform
+from .jitted import is_jitted, python_function  # noqa: F401  (python_function: public here too)
+from .protocol import CTX, UNDEF as UNDEF_NAME
+from .transform import transform
 
 _CODE_CACHE = {}
-
-
-def python_function(kernel):
-    """The plain Python function behind a numba kernel, device function or fake kernel."""
-    for attr in ("py_func", "fn", "pyfunc"):
-        fn = getattr(kernel, attr, None)
-        if callable(fn) and hasattr(fn, "__code__"):
-            return fn
-    if hasattr(kernel, "__code__"):
-        return kernel
-    return None
-
-
-def _is_jitted(value):
-    mod = type(value).__module__ or ""
-    return mod.startswith("numba") and python_function(value) is not None
 
 
 def _is_cuda_module(value):
@@ -68,7 +54,7 @@ class _Launch:
         ns.update(BUILTINS)
         ns["print"] = self._print
         ns[CTX] = self.ctx
-        ns["__U"] = UNDEF
+        ns[UNDEF_NAME] = UNDEF
         self.functions[fn] = None  # guard against recursion
         exec(comp.code, ns)
         built = ns[comp.name]
@@ -98,7 +84,7 @@ class _Launch:
         t = numba_type_to_numpy(value)
         if t is not None:
             return t
-        if _is_jitted(value):
+        if is_jitted(value):
             return _LazyDevice(self, python_function(value), eager.declared_device_signature(value))
         return value
 

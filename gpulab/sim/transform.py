@@ -4,28 +4,32 @@ Every variable becomes a value per lane (a numpy array over all lanes of the lau
 plain scalar while it is the same in every lane). Control flow becomes masked execution:
 ``if`` narrows the active mask and runs both sides one after the other; loops run while any
 lane is still looping; ``break``/``continue``/``return`` take lanes out of the mask until the
-construct they leave ends. All of that is done by calls into the runtime context ``__ctx``.
+construct they leave ends. All of that is done by calls into the runtime context ``__ctx``,
+whose method names are the constants of :mod:`gpulab.sim.protocol` (the one list of them).
+``show_transformed(kernel)`` prints the rewritten code.
 """
 import ast
 import inspect
 import textwrap
 
 from ..errors import UnsupportedFeature
-
-CTX = "__ctx"
-UNDEF = "__U"
+from .jitted import python_function
+from .protocol import CTX, ESCAPES, FRAME, RESULT_UNUSED, TEMP_PREFIX, UNDEF, Runtime
 
 
 def _call(name, *args):
+    """``__ctx.<name>(*args)``: a call into the runtime (``name`` from ``protocol.Runtime``)."""
     return ast.Call(func=ast.Attribute(value=ast.Name(CTX, ast.Load()), attr=name, ctx=ast.Load()),
                     args=list(args), keywords=[])
 
 
 def _expr_stmt(name, *args):
+    """The runtime call ``__ctx.<name>(*args)`` as a statement."""
     return ast.Expr(_call(name, *args))
 
 
 def _lambda(body):
+    """``lambda: body``: defers an operand so the runtime evaluates it under a narrowed mask."""
     return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
                                          kw_defaults=[], kwarg=None, defaults=[]), body=body)
 
@@ -41,6 +45,8 @@ def _assigned_names(fn):
 
 
 class _Rewriter(ast.NodeTransformer):
+    """Turns one kernel's AST into masked form, statement by statement."""
+
     def __init__(self, filename, lines):
         self.filename, self.lines = filename, lines
         self.tmp = 0
@@ -48,7 +54,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def _new(self, base):
         self.tmp += 1
-        return f"__{base}{self.tmp}"
+        return f"{TEMP_PREFIX}{base}{self.tmp}"
 
     def _unsupported(self, node, what):
         line = getattr(node, "lineno", None)
@@ -61,7 +67,7 @@ class _Rewriter(ast.NodeTransformer):
     # -- expressions -------------------------------------------------------------------
     def visit_BoolOp(self, node):
         self.generic_visit(node)
-        name = "land" if isinstance(node.op, ast.And) else "lor"
+        name = Runtime.LAND if isinstance(node.op, ast.And) else Runtime.LOR
         expr = node.values[0]
         for value in node.values[1:]:
             expr = _call(name, expr, _lambda(value))
@@ -70,12 +76,12 @@ class _Rewriter(ast.NodeTransformer):
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         if isinstance(node.op, ast.Not):
-            return ast.copy_location(_call("lnot", node.operand), node)
+            return ast.copy_location(_call(Runtime.LNOT, node.operand), node)
         return node
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
-        return ast.copy_location(_call("ifexp", node.test, _lambda(node.body),
+        return ast.copy_location(_call(Runtime.IFEXP, node.test, _lambda(node.body),
                                        _lambda(node.orelse)), node)
 
     def visit_Compare(self, node):
@@ -89,13 +95,13 @@ class _Rewriter(ast.NodeTransformer):
             left = right
         expr = parts[0]
         for p in parts[1:]:
-            expr = _call("land", expr, _lambda(p))
+            expr = _call(Runtime.LAND, expr, _lambda(p))
         return ast.copy_location(expr, node)
 
     def visit_Constant(self, node):
         # numba types int literals as int64 and float literals as float64
         if type(node.value) is float:
-            return ast.copy_location(_call("f64", node), node)
+            return ast.copy_location(_call(Runtime.F64, node), node)
         return node
 
     def visit_Call(self, node):
@@ -135,12 +141,12 @@ class _Rewriter(ast.NodeTransformer):
         return out or [ast.Pass()]
 
     def _mark(self, node):
-        return ast.copy_location(_expr_stmt("stmt", ast.Constant(node.lineno)), node)
+        return ast.copy_location(_expr_stmt(Runtime.STMT, ast.Constant(node.lineno)), node)
 
     def _assign_target(self, target, value_expr, out):
         if isinstance(target, ast.Name):
             out.append(ast.Assign(targets=[ast.Name(target.id, ast.Store())],
-                                  value=_call("sel", value_expr, ast.Name(target.id, ast.Load()))))
+                                  value=_call(Runtime.SEL, value_expr, ast.Name(target.id, ast.Load()))))
         elif isinstance(target, (ast.Tuple, ast.List)):
             tmp = self._new("t")
             out.append(ast.Assign(targets=[ast.Name(tmp, ast.Store())], value=value_expr))
@@ -201,6 +207,8 @@ class _Rewriter(ast.NodeTransformer):
         node.value = self.visit(node.value)
         if isinstance(node.value, ast.Constant):  # docstrings and bare constants
             return None
+        if _is_atomic_call(node.value):            # old value discarded: may compile to RED
+            node.value.keywords.append(ast.keyword(arg=RESULT_UNUSED, value=ast.Constant(True)))
         return [self._mark(node), node]
 
     def visit_Pass(self, node):
@@ -210,11 +218,11 @@ class _Rewriter(ast.NodeTransformer):
         test = self.visit(node.test)
         body = self._stmts(node.body)
         orelse = self._stmts(node.orelse) if node.orelse else None
-        out = [self._mark(node), ast.copy_location(_expr_stmt("if_", test), node),
-               ast.copy_location(ast.If(test=_call("then_"), body=body, orelse=[]), node)]
+        out = [self._mark(node), ast.copy_location(_expr_stmt(Runtime.IF, test), node),
+               ast.copy_location(ast.If(test=_call(Runtime.THEN), body=body, orelse=[]), node)]
         if orelse is not None:
-            out.append(ast.copy_location(ast.If(test=_call("else_"), body=orelse, orelse=[]), node))
-        out.append(ast.copy_location(_expr_stmt("endif"), node))
+            out.append(ast.copy_location(ast.If(test=_call(Runtime.ELSE), body=orelse, orelse=[]), node))
+        out.append(ast.copy_location(_expr_stmt(Runtime.ENDIF), node))
         return out
 
     def visit_While(self, node):
@@ -224,10 +232,10 @@ class _Rewriter(ast.NodeTransformer):
         self.loop_depth += 1
         body = self._stmts(node.body)
         self.loop_depth -= 1
-        return [self._mark(node), ast.copy_location(_expr_stmt("loop_enter"), node),
-                ast.copy_location(ast.While(test=_call("loop_test", _lambda(test)), body=body,
+        return [self._mark(node), ast.copy_location(_expr_stmt(Runtime.LOOP_ENTER), node),
+                ast.copy_location(ast.While(test=_call(Runtime.LOOP_TEST, _lambda(test)), body=body,
                                             orelse=[]), node),
-                ast.copy_location(_expr_stmt("loop_exit"), node)]
+                ast.copy_location(_expr_stmt(Runtime.LOOP_EXIT), node)]
 
     def visit_For(self, node):
         if node.orelse:
@@ -235,9 +243,9 @@ class _Rewriter(ast.NodeTransformer):
         it = self.visit(node.iter)
         if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
                 and not it.keywords):
-            source = _call("range_", *it.args)
+            source = _call(Runtime.RANGE, *it.args)
         else:
-            source = _call("iter_", it)
+            source = _call(Runtime.ITER, it)
         state = self._new("it")
         self.loop_depth += 1
         body = self._stmts(node.body)
@@ -245,36 +253,37 @@ class _Rewriter(ast.NodeTransformer):
         assign = []
         self._assign_target(node.target, ast.Attribute(value=ast.Name(state, ast.Load()),
                                                        attr="value", ctx=ast.Load()), assign)
-        return [self._mark(node), ast.copy_location(_expr_stmt("loop_enter"), node),
+        return [self._mark(node), ast.copy_location(_expr_stmt(Runtime.LOOP_ENTER), node),
                 ast.copy_location(ast.Assign(targets=[ast.Name(state, ast.Store())], value=source),
                                   node),
-                ast.copy_location(ast.While(test=_call("loop_next", ast.Name(state, ast.Load())),
+                ast.copy_location(ast.While(test=_call(Runtime.LOOP_NEXT, ast.Name(state, ast.Load())),
                                             body=assign + body, orelse=[]), node),
-                ast.copy_location(_expr_stmt("loop_exit"), node)]
+                ast.copy_location(_expr_stmt(Runtime.LOOP_EXIT), node)]
 
-    def _escape(self, node, call, jump):
-        guard = ast.If(test=_call(call + "_done"), body=[jump], orelse=[])
-        return [self._mark(node), ast.copy_location(_expr_stmt(call), node),
+    def _escape(self, node, which, jump, *args):
+        """Take the active lanes out (``brk``/``cont``/``ret``), then leave the Python construct
+        once no lane is left in it (``brk_done``/``cont_done``/``ret_done``)."""
+        leave, done = ESCAPES[which]
+        guard = ast.If(test=_call(done), body=[jump], orelse=[])
+        return [self._mark(node), ast.copy_location(_expr_stmt(leave, *args), node),
                 ast.copy_location(guard, node)]
 
     def visit_Break(self, node):
-        return self._escape(node, "brk", ast.Break())
+        return self._escape(node, "break", ast.Break())
 
     def visit_Continue(self, node):
-        return self._escape(node, "cont", ast.Continue())
+        return self._escape(node, "continue", ast.Continue())
 
     def visit_Return(self, node):
         value = self.visit(node.value) if node.value is not None else ast.Constant(None)
-        ret = ast.Return(value=_call("fn_exit", ast.Name("__frame", ast.Load())))
-        return [self._mark(node), ast.copy_location(_expr_stmt("ret", value), node),
-                ast.copy_location(ast.If(test=_call("ret_done"), body=[ret], orelse=[]), node)]
+        return self._escape(node, "return", _fn_exit(), value)
 
     def visit_Assert(self, node):
         test = self.visit(node.test)
-        return [self._mark(node), ast.copy_location(_expr_stmt("assert_", test), node)]
+        return [self._mark(node), ast.copy_location(_expr_stmt(Runtime.ASSERT, test), node)]
 
     def visit_Raise(self, node):
-        return [self._mark(node), ast.copy_location(_expr_stmt("raise_"), node)]
+        return [self._mark(node), ast.copy_location(_expr_stmt(Runtime.RAISE), node)]
 
     def _no(what):
         def visit(self, node):
@@ -295,6 +304,18 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         self._unsupported(node, "a function defined inside a kernel")
+
+
+def _fn_exit():
+    """``return __ctx.fn_exit(__frame)``: leave the function with its per-lane value."""
+    return ast.Return(value=_call(Runtime.FN_EXIT, ast.Name(FRAME, ast.Load())))
+
+
+def _is_atomic_call(node):
+    """True for a call written ``<something>.atomic.<op>(...)`` (``cuda.atomic.add(...)``)."""
+    f = node.func if isinstance(node, ast.Call) else None
+    return (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute)
+            and f.value.attr == "atomic")
 
 
 def _is_constant_shape(node):
@@ -321,8 +342,8 @@ def source_of(fn):
     return textwrap.dedent("".join(lines)), inspect.getsourcefile(fn) or "<kernel>", first
 
 
-def transform(fn):
-    """Return (code object defining the vectorised function, its name, source lines by number)."""
+def rewrite(fn):
+    """The rewritten module AST of ``fn``, its file name and its source lines by number."""
     src, filename, first = source_of(fn)
     tree = ast.parse(src)
     fdef = tree.body[0]
@@ -338,11 +359,11 @@ def transform(fn):
     rw = _Rewriter(filename, lines)
     locals_ = _assigned_names(fdef)
     body = rw._stmts(fdef.body)
-    prologue = [ast.Assign(targets=[ast.Name("__frame", ast.Store())], value=_call("fn_enter"))]
+    prologue = [ast.Assign(targets=[ast.Name(FRAME, ast.Store())], value=_call(Runtime.FN_ENTER))]
     for name in locals_:
         prologue.append(ast.Assign(targets=[ast.Name(name, ast.Store())],
                                    value=ast.Name(UNDEF, ast.Load())))
-    epilogue = [ast.Return(value=_call("fn_exit", ast.Name("__frame", ast.Load())))]
+    epilogue = [_fn_exit()]
     for stmt in prologue + epilogue:
         ast.copy_location(stmt, fdef)
     fdef.body = prologue + body + epilogue
@@ -350,5 +371,25 @@ def transform(fn):
     for a in args.args:
         a.annotation = None
     ast.fix_missing_locations(tree)
+    return tree, filename, lines
+
+
+def transform(fn):
+    """Return (code object defining the vectorised function, its name, source lines by number)."""
+    tree, filename, lines = rewrite(fn)
     code = compile(tree, filename, "exec")
-    return code, fdef.name, lines
+    return code, tree.body[0].name, lines
+
+
+def transformed_source(kernel):
+    """The rewritten Python source of a kernel or device function, as the simulator runs it."""
+    fn = python_function(kernel)
+    if fn is None:
+        raise UnsupportedFeature(f"{kernel!r} is not a numba.cuda kernel or a Python function.")
+    tree, _, _ = rewrite(fn)
+    return ast.unparse(tree)
+
+
+def show_transformed(kernel):
+    """Print the rewritten source of ``kernel``: what the simulator executes, call by call."""
+    print(transformed_source(kernel))

@@ -36,7 +36,7 @@ def enabled():
 def fake_device():
     """Let numba-cuda type device functions without a GPU: report compute capability ``CC``."""
     import numba.cuda.dispatcher as disp
-    from ..launch import gpu_available
+    from ..backends.gpu import available as gpu_available
     if gpu_available():
         yield
         return
