@@ -161,3 +161,16 @@ def test_recorded_validation_meets_its_goal_on_held_out_kernels():
     med = float(np.median([abs(r["ratio"] - 1) for r in held]))
     assert med == pytest.approx(res["summary"]["holdout"]["median_abs_error"])
     assert math.isfinite(med)
+
+
+def test_dram_roofline_fraction_ranks_a_strided_copy_below_a_coalesced_one():
+    n = 1 << 20
+    a = np.ones(32 * n, np.float32)
+    good = predict(memory.copy, n // 256, 256, np.zeros(n, np.float32), a)
+    bad = predict(memory.copy_strided, n // 256, 256, np.zeros(n, np.float32), a, 32)
+    useful = 2 * 4 * n                           # read n floats, write n floats
+    assert good.dram_roofline_fraction(useful) == pytest.approx(
+        useful / H200.dram_bytes_per_s / good.time_s)
+    assert bad.dram_roofline_fraction(useful) < 0.5 * good.dram_roofline_fraction(useful)
+    with pytest.raises(ValueError):
+        good.dram_roofline_fraction(0)

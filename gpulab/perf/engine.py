@@ -190,7 +190,7 @@ def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
                    "waves": b["waves"], "registers_per_thread": c.registers},
         sampling={"blocks": c.blocks, "blocks_simulated": c.sampled_blocks,
                   "relative_error": err, "simulator_s": c.sim_wall_s},
-        notes=notes)
+        notes=notes, dram_bytes_per_s=gpu.dram_bytes_per_s)
 
 
 def _with_dram(c, gpu):

@@ -35,6 +35,7 @@ class Prediction:
     occupancy: dict
     sampling: dict
     notes: list = field(default_factory=list)
+    dram_bytes_per_s: float = 0.0      # the GPU's achievable DRAM bandwidth the model used
 
     def bound(self, key):
         """Seconds of one bound ("dram", "l2", "l1", "shared", "issue", "atomics", "latency")."""
@@ -46,6 +47,14 @@ class Prediction:
     def efficiency(self, key="dram"):
         """That bound's time / the predicted time (1.0 = the resource is the whole story)."""
         return self.bound(key) / self.time_s
+
+    def dram_roofline_fraction(self, useful_bytes):
+        """How close the kernel comes to moving ``useful_bytes`` (the bytes the task must read
+        and write) at the GPU's DRAM bandwidth: (useful_bytes / bandwidth) / predicted time.
+        Wasted sectors, too little in flight or any other limiter lower it below 1."""
+        if useful_bytes <= 0:
+            raise ValueError(f"useful_bytes must be positive, got {useful_bytes!r}")
+        return useful_bytes / self.dram_bytes_per_s / self.time_s
 
     @property
     def time_us(self):
