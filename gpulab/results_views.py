@@ -122,8 +122,10 @@ def divergence_instruction_split(res: dict | None = None) -> dict | None:
 
 
 def strided_copy(res: dict | None = None) -> list[dict] | None:
-    """One row per stride: time (events), useful GB/s, and from ncu: DRAM bytes read per load,
-    L2 bytes read per load, L1 sectors per request, and DRAM GB/s during ncu's timing."""
+    """One row per stride: time (events around one launch: includes part of the host's launch
+    path), useful GB/s from it, and from ncu: the kernel's own time (gpu__time_duration) and the
+    useful GB/s from that time, DRAM bytes read per load, L2 bytes read per load, L1 sectors per
+    request, and DRAM GB/s during ncu's timing."""
     r = _load("strided_copy", res)
     if not r:
         return None
@@ -139,6 +141,9 @@ def strided_copy(res: dict | None = None) -> list[dict] | None:
             t = n.get("gpu__time_duration.sum")
             if t and n.get("dram__bytes_read.sum") is not None:
                 row["dram_read_GBps_ncu"] = n["dram__bytes_read.sum"] / (t * 1e-9) / 1e9
+            if t:   # same useful bytes as the events figure, over the kernel's own time
+                row["ncu_time_s"] = t * 1e-9
+                row["useful_GBps_ncu_time"] = x["useful_GBps"] * x["time_s"] / (t * 1e-9)
         rows.append(row)
     return rows
 

@@ -471,6 +471,12 @@ def test_strided_copy_bytes_per_load_recomputed():
         assert rows[x["stride"]]["l1_sectors_per_request"] == pytest.approx(
             x["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / x["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"])
     assert all(x["correct"] for x in r["rows"])
+    for x in r["ncu"]["rows"]:   # useful GB/s over the kernel's own time: same bytes, ncu's time
+        row = rows[x["stride"]]
+        t = x["gpu__time_duration.sum"] * 1e-9
+        assert row["ncu_time_s"] == pytest.approx(t)
+        assert row["useful_GBps_ncu_time"] == pytest.approx(8 * r["n_loads"] / t / 1e9, rel=1e-6)
+        assert row["time_s"] > row["ncu_time_s"]          # the events' interval holds more
     times = [rows[s]["time_s"] for s in sorted(rows)]
     assert times == sorted(times)                     # time keeps growing with the stride
 

@@ -70,9 +70,17 @@ def _h_strided(r):
         return []
     by = {x["stride"]: x for x in rows}
     out = [Headline("strided copy, useful GB/s at the largest stride", by[max(by)]["useful_GBps"],
-                    "Strided copy, useful GB/s: " + ", ".join(
+                    "Strided copy, useful GB/s with CUDA events around one launch (the interval "
+                    "holds part of the host's launch path too): " + ", ".join(
                         f"stride {k} {v['useful_GBps']:.0f}" for k, v in sorted(by.items())) + ".",
                     score=False)]
+    if all(x.get("ncu_time_s") for x in rows):
+        extra = [(x["time_s"] - x["ncu_time_s"]) * 1e6 for x in rows]
+        out.append(Headline("strided copy, useful GB/s from the kernel time", None,
+                            "From Nsight Compute's kernel time (gpu__time_duration): " + ", ".join(
+                                f"stride {x['stride']} {x['useful_GBps_ncu_time']:.0f}" for x in rows)
+                            + f" GB/s. The events' interval is {min(extra):.0f} to {max(extra):.0f} "
+                            f"us longer at every stride.", score=False))
     if all(x.get("dram_bytes_read_per_load") for x in rows):
         out.append(Headline("DRAM bytes per load", max(x["dram_bytes_read_per_load"] for x in rows),
                             "HBM bytes read per 4-byte load (ncu dram__bytes_read.sum / loads): " +
@@ -85,11 +93,11 @@ def _h_strided(r):
 def _t_strided(r):
     from gpulab import results_views
     rows = results_views.strided_copy(r) or []
-    return _df([(x["stride"], x["time_s"] * 1e6, x["useful_GBps"], x.get("dram_bytes_read_per_load"),
-                 x.get("l2_bytes_read_per_load"), x.get("l1_sectors_per_request"),
-                 x.get("dram_read_GBps_ncu")) for x in rows],
-               ["stride", "GPU time (us)", "useful GB/s", "HBM bytes per load", "L2 bytes per load",
-                "L1 sectors per request", "HBM read GB/s (ncu)"])
+    return _df([(x["stride"], x["time_s"] * 1e6, (x.get("ncu_time_s") or float("nan")) * 1e6,
+                 x.get("useful_GBps_ncu_time"), x.get("dram_bytes_read_per_load"),
+                 x.get("l2_bytes_read_per_load"), x.get("l1_sectors_per_request")) for x in rows],
+               ["stride", "events (us)", "kernel, ncu (us)", "useful GB/s (ncu time)",
+                "HBM bytes per load", "L2 bytes per load", "L1 sectors per request"])
 
 
 def _f_strided(r, ax):
@@ -98,7 +106,11 @@ def _f_strided(r, ax):
     if not rows:
         return None
     st = [x["stride"] for x in rows]
-    ax.plot(st, [x["useful_GBps"] for x in rows], "o-", color="C0", label="useful GB/s (events)")
+    ax.plot(st, [x["useful_GBps"] for x in rows], "o-", color="C0",
+            label="useful GB/s, events around the launch")
+    if all(x.get("useful_GBps_ncu_time") for x in rows):
+        ax.plot(st, [x["useful_GBps_ncu_time"] for x in rows], "o:", color="C0", mfc="none",
+                label="useful GB/s, kernel time (ncu)")
     ax.set_xscale("log", base=2)
     from matplotlib.ticker import FuncFormatter
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
