@@ -16,7 +16,7 @@ def _h_divergence(r):
             u = (f"; warp-uniform choice of the same paths: {uni[pmax]['ms_median'] / uni[1]['ms_median']:.2f}x"
                  if pmax in uni and 1 in uni else "")
             out.append(Headline(f"divergent time at {pmax} paths, {iters}-iteration body", ratio,
-                                f"Kernel GPU time (CUDA events), paths of equal length, "
+                                f"CUDA events around each launch, paths of equal length, "
                                 f"{iters}-iteration bodies: {pmax} divergent paths per warp take "
                                 f"{ratio:.1f}x the time of 1 path (model T_warp = sum of T_p: "
                                 f"{pmax}x){u}.", against=f"1 path; model: {pmax}x"))
