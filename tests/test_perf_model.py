@@ -174,3 +174,15 @@ def test_dram_roofline_fraction_ranks_a_strided_copy_below_a_coalesced_one():
     assert bad.dram_roofline_fraction(useful) < 0.5 * good.dram_roofline_fraction(useful)
     with pytest.raises(ValueError):
         good.dram_roofline_fraction(0)
+
+
+def test_summary_is_short_and_names_time_and_limiter():
+    n = 1 << 16
+    a = np.ones(n, np.float32)
+    p = predict(memory.copy, n // 256, 256, np.empty_like(a), a)
+    s = p.summary()
+    assert all(len(line) <= 76 for line in s.splitlines())
+    assert p.limiter in " ".join(s.split()) and "predicted on an H200" in s
+    assert all(len(line) <= 76 for line in str(p).splitlines() if "note:" in line or line.startswith("    "))
+    t4 = predict(memory.copy, n // 256, 256, np.empty_like(a), a, gpu="T4").summary()
+    assert "not validated" in t4

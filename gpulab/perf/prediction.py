@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
+from textwrap import fill
 
 
 def _fmt_s(s):
@@ -86,8 +87,19 @@ class Prediction:
             out += ["", "  line  share  pred. inst  source"]
             for r in self.lines:
                 out.append(f"  {r['line']:>4} {r['share']:6.1%} {r['inst']:11.3g}  {r['source']}")
-        out += [f"  note: {n}" for n in self.notes]
+        out += [fill(f"note: {n}", 76, initial_indent="  ", subsequent_indent="    ")
+                for n in self.notes]
         return "\n".join(out)
+
+    def summary(self, width=76, top=3):
+        """A few lines of at most ``width`` characters: the predicted time, what limits it and
+        the ``top`` largest bounds (for a notebook cell or a check's message)."""
+        tag = "" if self.validated else " (not validated)"
+        rows = [r for r in self.breakdown if r["seconds"] > 0][:top]
+        text = (f"predicted on an {self.gpu}{tag}: `{self.kernel}` takes {_fmt_s(self.time_s)}, "
+                f"limited by {self.limiter}. Largest bounds: "
+                + ", ".join(f"{r['key']} {_fmt_s(r['seconds'])}" for r in rows) + ".")
+        return fill(text, width, subsequent_indent="  ", break_on_hyphens=False)
 
     def print(self):
         print(str(self))
