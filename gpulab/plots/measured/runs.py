@@ -78,6 +78,7 @@ def _f_perf_model(r, ax):
         from gpulab.perf import plot as perf_plot
     except ImportError:
         return None
+    ax.figure.set_size_inches(6.6, 5.2)
     perf_plot.predicted_vs_measured(r, ax=ax)
     return ax
 
