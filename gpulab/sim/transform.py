@@ -320,7 +320,7 @@ def _is_atomic_call(node):
 
 def _is_constant_shape(node):
     """What numba accepts as a shared/local array shape: literals and global names."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "f64":
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == Runtime.F64:
         return False
     if isinstance(node, ast.Constant):
         return isinstance(node.value, int)
