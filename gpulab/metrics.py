@@ -11,17 +11,18 @@ Rules (as Nsight Compute counts them on sm_70 and newer):
 * warp execution efficiency = average active lanes per warp-level instruction / 32;
 * atomics: one warp-level instruction per warp with an active lane. Shared-memory atomics are
   ATOMS instructions; a global atomic is an ATOM (returns the old value) or, when the kernel
-  discards the old value and PTX has a reduction for the operation (``red``: add, inc, dec,
-  min, max, and, or, xor; PTX ISA, "red"), a RED. gpulab assumes the compiler takes the RED form
-  whenever it may; that choice is the compiler's and is not checked here against SASS.
+  discards the old value and PTX ``red`` has the operation (PTX ISA, "red": integer add, min,
+  max, and, or, xor, float add; sub is an add of the negated value), a RED. That choice is the
+  compiler's: gpulab assumes it takes RED whenever it may, which has not been checked against
+  SASS on a GPU. numba-cuda implements float max/min (and nanmax/nanmin) as a compare-and-swap
+  loop: counted here as one ATOM per warp, a lower bound (a contended loop retries).
 
 Every function works on a whole launch at once: arrays of shape (warps, 32).
 """
 import numpy as np
 
-from .models.occupancy import Arch
+from .models.occupancy import WARP  # noqa: F401  (lanes per warp; its one home)
 
-WARP = Arch.warp_size            # 32 lanes on every NVIDIA GPU so far; one home: models.occupancy.Arch
 SECTOR_BYTES = 32
 BANKS = 32
 BANK_BYTES = 4
@@ -45,8 +46,11 @@ GLOBAL_RED_INSTRUCTIONS = "smsp__sass_inst_executed_op_global_red.sum"
 SHARED_ATOM_INSTRUCTIONS = "smsp__sass_inst_executed_op_shared_atom.sum"
 GLOBAL_ATOM_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"
 GLOBAL_RED_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"
-# operations PTX ``red`` offers: a discarded result of these may compile to RED instead of ATOM
-REDUCIBLE_ATOMICS = frozenset({"add", "sub", "inc", "dec", "min", "max", "and", "or", "xor"})
+# operations PTX ``red`` offers, by operand kind (numpy dtype.kind): a discarded result of
+# these may compile to RED instead of ATOM
+REDUCIBLE_ATOMICS = {"i": frozenset({"add", "sub", "min", "max", "and", "or", "xor"}),
+                     "u": frozenset({"add", "sub", "min", "max", "and", "or", "xor"}),
+                     "f": frozenset({"add", "sub"})}
 INST_EXECUTED = "smsp__inst_executed.sum"
 THREAD_INST_EXECUTED = "smsp__thread_inst_executed.sum"
 THREADS_PER_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"
@@ -116,10 +120,10 @@ def shared_counts(op, addresses, size, active):
     return counts, wave, ideal
 
 
-def atomic_counts(space, op, active, result_used=True):
+def atomic_counts(space, op, active, result_used=True, kind="i"):
     """Counter increments of one warp-level atomic ``op`` on ``space`` memory, by metric name.
 
-    ``active`` is (warps, 32). Global atomics count one instruction and one request per warp,
+    ``active`` is (warps, 32); ``kind`` the element's numpy dtype kind. Global atomics count one instruction and one request per warp,
     as ATOM, or as RED when the old value is discarded and PTX has a ``red`` for ``op``;
     shared atomics count ATOMS instructions. Atomics on local or constant memory are not
     counted (numba refuses them on a GPU).
@@ -131,7 +135,7 @@ def atomic_counts(space, op, active, result_used=True):
         return {SHARED_ATOM_INSTRUCTIONS: n}
     if space != "global":
         return {}
-    if not result_used and op in REDUCIBLE_ATOMICS:
+    if not result_used and op in REDUCIBLE_ATOMICS.get(kind, ()):
         return {GLOBAL_RED_INSTRUCTIONS: n, GLOBAL_RED_REQUESTS: n}
     return {GLOBAL_ATOM_INSTRUCTIONS: n, GLOBAL_ATOM_REQUESTS: n}
 

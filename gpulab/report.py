@@ -20,7 +20,8 @@ class LineStats:
     def efficiency(self):
         """Average active lanes per warp-level instruction on this line, / 32."""
         inst = self.inst
-        return self.counters.get(metrics.THREAD_INST_EXECUTED, 0) / (32 * inst) if inst else None
+        return (self.counters.get(metrics.THREAD_INST_EXECUTED, 0) / (metrics.WARP * inst)
+                if inst else None)
 
     def get(self, name, default=0):
         return self.counters.get(name, default)
@@ -68,7 +69,7 @@ class Report:
         """Average active lanes per warp-level instruction / 32 (None without counters)."""
         if metrics.THREADS_PER_INST not in self.metrics:
             return None
-        return self.metrics[metrics.THREADS_PER_INST] / 32
+        return self.metrics[metrics.THREADS_PER_INST] / metrics.WARP
 
     def sectors_per_request(self, op="ld"):
         """Global-memory sectors per request for loads ("ld") or stores ("st")."""

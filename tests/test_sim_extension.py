@@ -117,6 +117,7 @@ def test_a_new_warp_intrinsic_is_one_function(monkeypatch):
     lanes = np.arange(64)
     np.testing.assert_array_equal(sim.reduce_add_sync(0xFFFFFFFF, lanes),
                                   np.repeat([lanes[:32].sum(), lanes[32:].sum()], 32))
+    assert ctx.intrinsics["reduce_add_sync"] == 2     # tallied: once per warp
     ctx._set(lanes % 2 == 0)                          # odd lanes inactive
     with pytest.raises(errors.WarpMaskError, match="reduce_add_sync.*lane 1"):
         sim.reduce_add_sync(0xFFFFFFFF, lanes)
@@ -250,3 +251,6 @@ def test_atomic_counts_rule():
         metrics.GLOBAL_ATOM_INSTRUCTIONS: 2, metrics.GLOBAL_ATOM_REQUESTS: 2}
     assert metrics.atomic_counts("shared", "add", active) == {metrics.SHARED_ATOM_INSTRUCTIONS: 2}
     assert metrics.atomic_counts("global", "add", np.zeros((3, 32), bool)) == {}
+    # float max is a compare-and-swap loop in numba-cuda: never a RED
+    assert metrics.atomic_counts("global", "max", active, result_used=False, kind="f") == {
+        metrics.GLOBAL_ATOM_INSTRUCTIONS: 2, metrics.GLOBAL_ATOM_REQUESTS: 2}

@@ -95,7 +95,7 @@ class _Atomic:
                           f"cuda.atomic.{op.attr} needs an array as its first argument.")
         ctx = sim.ctx
         counts = metrics.atomic_counts(ary.space, op.name, ctx.mask.reshape(-1, WARP),
-                                       result_used=not result_unused)
+                                       result_used=not result_unused, kind=ary.dtype.kind)
         for name, n in counts.items():
             ctx.count(name, n)
         return ary.atomic(op.name, idx, *vals)
@@ -128,11 +128,12 @@ def warp_intrinsic(fn):
     The wrapper checks the member mask against the lanes really active (``SimCuda._members``:
     a clear WarpMaskError naming the lane otherwise) and hands ``fn`` the member lanes as a
     (warps, 32) bool array; ``fn`` returns the per-lane result (arrays over all lanes of the
-    launch). Every intrinsic of ``SimCuda`` is tallied in ``Report.intrinsics`` (``_counted``).
-    Used in the class body, or as ``setattr(SimCuda, name, warp_intrinsic(fn))`` to add one.
+    launch). Each call is tallied in ``Report.intrinsics`` under ``fn``'s name. Used in the
+    class body, or as ``setattr(SimCuda, name, warp_intrinsic(fn))`` to add one.
     """
     @functools.wraps(fn)
     def intrinsic(self, mask=FULL, *args):
+        self._tally(fn.__name__)
         return fn(self, self._members(mask, fn.__name__), mask, *args)
     return intrinsic
 
@@ -536,7 +537,6 @@ def _counted(cls, name):
 
 for _name in ("grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and",
               "syncthreads_or", "threadfence", "threadfence_block", "threadfence_system",
-              "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync",
-              "all_sync", "any_sync", "eq_sync", "match_any_sync", "match_all_sync", "activemask",
-              "lanemask_lt", "syncwarp", "popc", "ffs", "clz", "brev", "fma", "selp", "cbrt"):
+              "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "activemask",
+              "lanemask_lt", "popc", "ffs", "clz", "brev", "fma", "selp", "cbrt"):
     _counted(SimCuda, _name)
