@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 import time
 
@@ -233,19 +232,18 @@ def main() -> int:
             break
     with open(rows_path) as fh:
         rows = json.load(fh)
-    res = {"env": {"device": torch.cuda.get_device_name(0), "gpus": world, "torch": torch.__version__,
-                   "nccl": ".".join(map(str, torch.cuda.nccl.version())), "python": platform.python_version(),
-                   "NCCL_NVLS_ENABLE": os.environ.get("NCCL_NVLS_ENABLE"),
-                   "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+    sys.path.insert(0, HERE)
+    from benchenv import environment
+    # the shared record, plus what only this run knows: GPUs used, NCCL version and NVLS setting
+    res = {"environment": environment(numba=False),
+           "env": {"gpus": world, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
+                   "NCCL_NVLS_ENABLE": os.environ.get("NCCL_NVLS_ENABLE")},
            "what": __doc__.strip().splitlines()[0], "rows": rows, "fit": fit(rows, world),
            "p2p_copy": p2p, "topology": topology(),
            "labels": {"time_s": "per call: barrier, events around one all_reduce (upper bound)",
                       "back_to_back_s": "K all_reduces between two events, / K",
                       "graph_s": "K all_reduces replayed from one CUDA graph, / K",
                       "host_enqueue_s": "host seconds per all_reduce call when enqueued back to back"}}
-    sys.path.insert(0, HERE)
-    from benchenv import environment
-    res["environment"] = environment(numba=False)
     for r in rows:
         print(f"{r['bytes']:>12,d} B  per call {r['time_s'] * 1e6:10.1f} us  back to back "
               f"{r['back_to_back_s'] * 1e6:10.1f} us  graph {(r.get('graph_s') or float('nan')) * 1e6:8.1f} us")

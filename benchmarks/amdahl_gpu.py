@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 import time
 
@@ -22,6 +21,10 @@ import numpy as np
 from numba import cuda
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from benchenv import environment, gpu_present  # noqa: E402
+
 OUT = os.path.join(HERE, "results", "amdahl_gpu.json")
 
 N = 1 << 20               # elements
@@ -42,21 +45,11 @@ def work(y, iters):
         y[i] = v
 
 
-def gpu_present() -> bool:
-    try:
-        return cuda.is_available() and len(cuda.gpus) > 0
-    except Exception:  # noqa: BLE001
-        return False
-
-
 def main() -> int:
     if not gpu_present():
         print("SKIP: no CUDA GPU visible to numba; results file left untouched")
         return 0
-    import numba
     dev = cuda.get_current_device()
-    name = getattr(dev, "name", "unknown")
-    name = name.decode() if isinstance(name, bytes) else str(name)
     n_sm = int(getattr(dev, "MULTIPROCESSOR_COUNT", 4))   # the fallback only serves smoke tests
     ps = sorted({1, 2, 4, 8, 16, 32, 64, n_sm // 2, n_sm, 2 * n_sm, 4 * n_sm, 8 * n_sm})
     rng = np.random.default_rng(0)
@@ -89,9 +82,8 @@ def main() -> int:
                "kernel_s": float(np.median(kernels))}
         rows.append(row)
         print(row)
-    res = {"env": {"device": name, "n_sm": n_sm, "numba": numba.__version__, "numpy": np.__version__,
-                   "python": platform.python_version(),
-                   "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+    # n_sm: the SM count the sweep of p was built from (read by gpulab.plots.measured)
+    res = {"env": {**environment(), "n_sm": n_sm},
            "config": {"N": N, "ITERS": ITERS, "BLOCK": BLOCK, "HOST_N": HOST_N, "REPEATS": REPEATS},
            "what": __doc__.strip().splitlines()[0], "rows": rows}
     os.makedirs(os.path.dirname(OUT), exist_ok=True)

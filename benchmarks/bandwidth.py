@@ -12,23 +12,18 @@ Run:  python benchmarks/bandwidth.py            (about a minute on an H200)
 """
 import json
 import os
-import platform
 import sys
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 from numba import cuda  # noqa: E402
 
+from benchenv import environment, gpu_present  # noqa: E402
 
-def gpu_present():
-    try:
-        return cuda.is_available() and len(cuda.gpus) > 0
-    except Exception:  # noqa: BLE001 - no driver at all
-        return False
 
 
 REPS = int(os.environ.get("GPULAB_BENCH_REPS", 10))
@@ -48,38 +43,6 @@ def time_kernel(fn, reps=REPS, warmup=2):
         stop.synchronize()
         times.append(start.elapsed_time(stop))
     return float(np.median(times))
-
-
-def environment():
-    dev = cuda.get_current_device()
-    name = getattr(dev, "name", "unknown")
-    info = {"gpu": name.decode() if isinstance(name, bytes) else str(name),
-            "compute_capability": list(getattr(dev, "compute_capability", ())),
-            "sm_count": getattr(dev, "MULTIPROCESSOR_COUNT", None),
-            "l2_bytes": getattr(dev, "L2_CACHE_SIZE", None),
-            "max_sm_clock_kHz": getattr(dev, "CLOCK_RATE", None),
-            "python": platform.python_version(), "numpy": np.__version__,
-            "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "host": platform.node()}
-    import numba
-    info["numba"] = numba.__version__
-    try:
-        from importlib.metadata import version
-        info["numba_cuda"] = version("numba-cuda")
-    except Exception:  # noqa: BLE001
-        info["numba_cuda"] = None
-    try:
-        info["driver"] = ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
-    except Exception:  # noqa: BLE001
-        info["driver"] = None
-    try:
-        import subprocess
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.max.sm,memory.total",
-                              "--format=csv,noheader"], capture_output=True, text=True, timeout=20)
-        info["nvidia_smi"] = out.stdout.strip()
-    except Exception:  # noqa: BLE001
-        info["nvidia_smi"] = None
-    return info
 
 
 def bench_copies(res, nbytes):

@@ -1,10 +1,12 @@
 """Where and with what a benchmark ran: one record for every results JSON written by the
-scripts of this folder (GPU, driver, CUDA, numba, numba-cuda, numpy, torch, date, command).
+scripts of this folder (GPU, driver, CUDA, numba, numba-cuda, numpy, torch, CPU, date, command),
+and the one test of whether there is a GPU to measure.
 
 Every field is read at run time; a field that cannot be read is None, never guessed.
 """
 from __future__ import annotations
 
+import os
 import platform
 import shlex
 import subprocess
@@ -29,6 +31,15 @@ def _version(dist: str) -> str | None:
         return None
 
 
+def gpu_present() -> bool:
+    """True when numba sees at least one CUDA GPU (False without a driver or numba-cuda)."""
+    try:
+        from numba import cuda
+        return cuda.is_available() and len(cuda.gpus) > 0
+    except Exception:  # noqa: BLE001 - no driver at all
+        return False
+
+
 def command() -> str:
     """The command line that ran this script, as it can be re-typed from the repository root."""
     return "python " + " ".join(shlex.quote(a) for a in sys.argv)
@@ -44,6 +55,7 @@ def environment(device_index: int = 0, numba: bool = True) -> dict:
            "numba": _version("numba"), "numba_cuda": _version("numba-cuda"),
            "numpy": _version("numpy"), "torch": _version("torch"), "cupy": None,
            "python": platform.python_version(), "host": platform.node(),
+           "cpus": os.cpu_count(), "platform": platform.platform(),
            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "command": command()}
     try:

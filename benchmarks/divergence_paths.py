@@ -117,14 +117,11 @@ def sass_counts(kern) -> dict:
 
 
 def main() -> int:
-    try:
-        from numba import cuda
-        ok = cuda.is_available()
-    except Exception:                            # pragma: no cover
-        ok = False
-    if not ok:
+    from benchenv import gpu_present
+    if not gpu_present():
         print("divergence_paths: no CUDA GPU available; skipped (nothing written)")
         return 0
+    from numba import cuda
     import numpy as np
     from benchenv import environment
 

@@ -96,12 +96,8 @@ def time_chase(kern, a_dev, n_nodes, spacing, steps, out, rng):
 
 
 def main():
-    from benchenv import environment
-    try:
-        ok = cuda.is_available() and len(cuda.gpus) > 0
-    except Exception:  # noqa: BLE001
-        ok = False
-    if not ok:
+    from benchenv import environment, gpu_present
+    if not gpu_present():
         print("SKIP: no CUDA GPU visible; nothing measured, results file untouched.")
         return 0
     rng = np.random.default_rng(int.from_bytes(os.urandom(4), "little"))

@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import platform
 import sys
 import time
 
@@ -47,34 +46,9 @@ PIPE_N = 1 << 22          # floats per pipeline step
 PIPE_ITERS = 400          # loop iterations per element in the pipeline's kernel
 
 
-def gpu_present() -> bool:
-    try:
-        return cuda.is_available() and len(cuda.gpus) > 0
-    except Exception:  # noqa: BLE001 - no driver, no numba-cuda
-        return False
-
-
-def environment() -> dict:
-    from numba import cuda
-    import numba
-    name = getattr(cuda.get_current_device(), "name", "unknown")
-    env = {"device": name.decode() if isinstance(name, bytes) else str(name),
-           "numba": numba.__version__, "numpy": np.__version__, "python": platform.python_version(),
-           "host": platform.node(), "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    try:
-        import numba_cuda
-        env["numba_cuda"] = numba_cuda.__version__
-    except Exception:  # noqa: BLE001
-        pass
-    try:
-        import torch
-        env["torch"] = torch.__version__
-    except Exception:  # noqa: BLE001
-        env["torch"] = None
-    return env
-
-
 from numba import cuda  # noqa: E402  (module-global, so Numba's simulator can smoke-test this file)
+
+from benchenv import environment, gpu_present  # noqa: E402
 
 
 def kernels():
@@ -296,8 +270,7 @@ def main() -> int:
     from gpulab.timeline import Timeline
 
     tiny, axpb, axpb_fused, work = kernels()
-    from benchenv import environment as full_environment
-    res = {"env": {**environment(), **full_environment()}, "what": __doc__.strip().splitlines()[0]}
+    res = {"env": environment(), "what": __doc__.strip().splitlines()[0]}
 
     # ---- 1. numba launch overhead --------------------------------------------------------
     d = cuda.to_device(np.zeros(32, np.float32))

@@ -22,26 +22,28 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from benchenv import environment  # noqa: E402
+
+from gpulab.models.occupancy import ARCHS  # noqa: E402
 OUT = HERE / "results" / "occupancy_vs_cuda_occupancy_h.json"
 KB = 1024
 
-# CUDA C++ Programming Guide, "Technical Specifications per Compute Capability":
-# (max resident threads per SM, max shared memory per SM, max shared per block with opt-in,
-#  shared memory reserved by the driver per block ("CUDA reserves 1 KB ... per block", sm_80+))
-DEVICE = {(7, 0): (2048, 96 * KB, 96 * KB, 0), (7, 5): (1024, 64 * KB, 64 * KB, 0),
-          (8, 0): (2048, 164 * KB, 163 * KB, KB), (8, 6): (1536, 100 * KB, 99 * KB, KB),
-          (8, 9): (1536, 100 * KB, 99 * KB, KB), (9, 0): (2048, 228 * KB, 227 * KB, KB)}
+# The per-SM limits the header is given, per compute capability: (max resident threads per SM,
+# max shared memory per SM, max shared per block with opt-in, shared memory reserved by the driver
+# per block), from their one home, gpulab.models.occupancy.ARCHS (CUDA C++ Programming Guide,
+# "Technical Specifications per Compute Capability"). The comparison checks the rules, not them.
+DEVICE = {(int(k[3]), int(k[4])): (a.max_threads_per_sm, a.shared_per_sm, a.shared_per_block_optin,
+                                   a.shared_reserved_per_block) for k, a in ARCHS.items()}
 
 THREADS = list(range(32, 1025, 32)) + [1, 33, 100, 250]
 REGS = [0, 1, 2, 7, 8, 9, 13, 16, 21, 24, 30, 32, 33, 37, 40, 48, 56, 64, 65, 72, 80, 96, 100,
@@ -159,9 +161,7 @@ def main() -> int:
            "header": {"path": str(header), "sha256": hashlib.sha256(header.read_bytes()).hexdigest(),
                       "version_define": ver.group(0) if ver else None,
                       "source": os.environ.get("CUDA_OCC_SOURCE", "")},
-           "compiler": gxx, "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
-           "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-           "command": "python " + " ".join(shlex.quote(a) for a in sys.argv),
+           "compiler": gxx, "environment": environment(numba=False),
            "grid": {"threads": THREADS, "registers": REGS, "dynamic_shared": SHARED,
                     "static_shared": STATIC, "optin": [False, True]},
            **res}

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 OUT = os.path.join(HERE, "results", "occupancy_vs_driver.json")
 
 BLOCKS = [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 416, 512, 640, 768, 896, 1024]
@@ -55,16 +55,12 @@ def set_attr(fn, name, value):
 
 
 def main() -> int:
-    try:
-        from numba import cuda
-        ok = cuda.is_available()
-    except Exception as e:                       # pragma: no cover - no CUDA at all
-        ok, why = False, repr(e)
-    if not ok:
+    from benchenv import environment, gpu_present
+
+    if not gpu_present():
         print("occupancy_vs_driver: no CUDA GPU available; skipped (nothing written)")
         return 0
-    import numba
-    from numba.cuda.cudadrv.driver import driver
+    from numba import cuda
     from gpulab.models.occupancy import ARCHS, occupancy
 
     dev = cuda.get_current_device()
@@ -149,13 +145,8 @@ def main() -> int:
                          "distinct_register_counts": len({c["registers"] for c in rows})}
     result = {
         "script": "benchmarks/occupancy_vs_driver.py",
-        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "device": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
+        "environment": environment(),
         "arch": arch,
-        "driver_version": driver.get_version(),
-        "numba": numba.__version__,
-        "numba_cuda": _version("numba-cuda"),
-        "python": platform.python_version(),
         "device_limits_vs_gpulab": device_limits,
         "kernels": kernels,
         "summary": summary,
@@ -166,21 +157,13 @@ def main() -> int:
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump(result, f, indent=1, default=str)
-    print(json.dumps({k: result[k] for k in ("device", "arch", "summary",
+    print(json.dumps({k: result[k] for k in ("environment", "arch", "summary",
                                              "device_limits_vs_gpulab")}, indent=1))
     print("kernels (registers, local bytes):",
           [(kk["accumulators"], kk["max_registers"], kk["registers"],
             kk["local_bytes_per_thread"]) for kk in kernels])
     print("mismatches:", len(result["mismatches"]), "->", OUT)
     return 0
-
-
-def _version(dist):
-    try:
-        from importlib.metadata import version
-        return version(dist)
-    except Exception:
-        return None
 
 
 if __name__ == "__main__":

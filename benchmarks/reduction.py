@@ -18,7 +18,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
 
@@ -26,17 +25,13 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 from numba import cuda  # noqa: E402
 
+from benchenv import environment, gpu_present  # noqa: E402
+
 OUT = os.path.join(HERE, "results", "reduction.json")
-
-
-def gpu_present():
-    try:
-        return cuda.is_available() and len(cuda.gpus) > 0
-    except Exception:  # noqa: BLE001 - no driver at all
-        return False
 
 
 def time_launches(fn, record, elapsed, sync, reps=7, inner=20, warmup=3):
@@ -74,36 +69,6 @@ def _numba_elapsed(a, b):
 def time_kernel(fn, **kw):
     """time_launches with numba's CUDA events: (ms per launch, timing details)."""
     return time_launches(fn, _numba_event, _numba_elapsed, cuda.synchronize, **kw)
-
-
-def environment():
-    """GPU, driver and library versions, and when: stored with the numbers."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    info = {"gpu": name, "compute_capability": list(dev.compute_capability),
-            "sm_count": dev.MULTIPROCESSOR_COUNT, "python": platform.python_version(),
-            "numpy": np.__version__, "host": platform.node(),
-            "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    for pkg in ("numba", "numba-cuda", "cupy-cuda12x", "cupy-cuda13x", "cupy", "torch"):
-        try:
-            info[pkg] = version(pkg)
-        except PackageNotFoundError:
-            pass
-    try:
-        info["cuda_driver_api"] = ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
-    except Exception:  # noqa: BLE001
-        info["cuda_driver_api"] = None
-    try:
-        import subprocess
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.max.sm,clocks.max.mem,"
-                              "memory.total", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=20)
-        info["nvidia_smi"] = out.stdout.strip()
-    except Exception:  # noqa: BLE001
-        info["nvidia_smi"] = None
-    return info
 
 
 def rel_err(got, want):

@@ -8,7 +8,7 @@ on a CPU it times the simulator path. Writes benchmarks/results/notebooks_<gpu|c
 import argparse
 import json
 import os
-import platform
+import sys
 import time
 import traceback
 from pathlib import Path
@@ -17,6 +17,9 @@ import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from benchenv import environment  # noqa: E402
 
 
 def main():
@@ -57,8 +60,7 @@ def main():
     which = gpulab.BACKEND
     out = Path(opts.out) if opts.out else ROOT / "benchmarks" / "results" / f"notebooks_{which}.json"
     out.write_text(json.dumps({"backend": which, "describe": gpulab.describe(),
-                               "platform": platform.platform(),
-                               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                               "environment": environment(numba=which == "gpu"),
                                "runs": runs}, indent=1) + "\n")
     raise SystemExit(0 if all(r["ok"] for r in runs) else 1)
 

@@ -2,7 +2,9 @@
 
 Runs each kernel of the issue (8192-element vector add, 4096-element shared-memory tree
 reduction, 64x64 tiled matmul) on both, checks both give the right answer, and writes medians
-to benchmarks/results/sim_speed.json. Numba's simulator runs in a subprocess with
+to benchmarks/results/sim_speed.json. The reduction and the matmul are the book's own
+(``gpulab.kernels.reduce.reduce_sum``, ``gpulab.kernels.matmul.matmul_tiled``); the vector add,
+which no chapter imports from the library, is written here. Numba's simulator runs in a subprocess with
 NUMBA_ENABLE_CUDASIM=1, as a reader would use it. Also measures the peak memory of a
 2^20-thread launch on gpulab's simulator.
 
@@ -11,7 +13,6 @@ NUMBA_ENABLE_CUDASIM=1, as a reader would use it. Also measures the peak memory 
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import textwrap
@@ -22,50 +23,15 @@ ROOT = HERE.parent
 
 KERNELS = textwrap.dedent('''
     import numpy as np
-    from numba import cuda, float32
+    from numba import cuda
 
-    TPB = 256
-    T = 16
+    from gpulab.kernels import matmul, reduce
 
     @cuda.jit
     def vector_add(out, a, b):
         i = cuda.grid(1)
         if i < out.shape[0]:
             out[i] = a[i] + b[i]
-
-    @cuda.jit
-    def tree_reduce(out, a):
-        sh = cuda.shared.array(TPB, float32)
-        tid = cuda.threadIdx.x
-        i = cuda.grid(1)
-        sh[tid] = a[i] if i < a.shape[0] else 0.0
-        cuda.syncthreads()
-        s = cuda.blockDim.x // 2
-        while s > 0:
-            if tid < s:
-                sh[tid] += sh[tid + s]
-            cuda.syncthreads()
-            s //= 2
-        if tid == 0:
-            out[cuda.blockIdx.x] = sh[0]
-
-    @cuda.jit
-    def matmul(C, A, B):
-        sA = cuda.shared.array((T, T), float32)
-        sB = cuda.shared.array((T, T), float32)
-        x, y = cuda.grid(2)
-        tx = cuda.threadIdx.x
-        ty = cuda.threadIdx.y
-        acc = float32(0.0)
-        for t in range(A.shape[1] // T):
-            sA[ty, tx] = A[y, t * T + tx]
-            sB[ty, tx] = B[t * T + ty, x]
-            cuda.syncthreads()
-            for k in range(T):
-                acc += sA[ty, k] * sB[k, tx]
-            cuda.syncthreads()
-        if y < C.shape[0] and x < C.shape[1]:
-            C[y, x] = acc
 
     def cases():
         rng = np.random.default_rng(0)
@@ -74,12 +40,14 @@ KERNELS = textwrap.dedent('''
         r = rng.random(4096, dtype=np.float32)
         A = rng.random((64, 64), dtype=np.float32)
         B = rng.random((64, 64), dtype=np.float32)
+        g = reduce.GROUP
         return {
             "vector_add_8192": (vector_add, n // 256, 256, lambda: (np.zeros(n, np.float32), a, b),
                                 lambda args: np.allclose(args[0], a + b)),
-            "tree_reduce_4096": (tree_reduce, 16, 256, lambda: (np.zeros(16, np.float32), r),
-                                 lambda args: np.allclose(args[0], r.reshape(16, 256).sum(1), rtol=1e-4)),
-            "matmul_64_tiled16": (matmul, (4, 4), (16, 16),
+            "tree_reduce_4096": (reduce.reduce_sum, 4096 // g, g,
+                                 lambda: (np.zeros(4096 // g, np.float32), r),
+                                 lambda args: np.allclose(args[0], r.reshape(-1, g).sum(1), rtol=1e-4)),
+            "matmul_64_tiled16": (matmul.matmul_tiled, matmul.grid_for(64, 64), (matmul.TILE, matmul.TILE),
                                   lambda: (np.zeros((64, 64), np.float32), A, B),
                                   lambda args: np.allclose(args[0], A @ B, rtol=1e-4)),
         }
@@ -148,14 +116,11 @@ def main():
     theirs = json.loads(run(RUNNER.format(kdir=str(kdir)), dict(base, NUMBA_ENABLE_CUDASIM="1"),
                             "numba", str(opts.reps)))
     peak, before, dt = run(MEMORY.format(kdir=str(kdir)), base).split()
-    import numba
-    import numpy
+    sys.path.insert(0, str(HERE))
+    from benchenv import environment
     result = {
         "what": "median wall time per launch, gpulab simulator vs Numba's CUDA simulator",
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                    "python": platform.python_version()},
-        "versions": {"numpy": numpy.__version__, "numba": numba.__version__,
-                     "numba_cuda": _version("numba-cuda")},
+        "environment": environment(numba=False),
         "reps": opts.reps,
         "kernels": {name: {"gpulab_s": ours[name]["median_s"], "numba_sim_s": theirs[name]["median_s"],
                            "speedup": theirs[name]["median_s"] / ours[name]["median_s"]}
@@ -170,14 +135,6 @@ def main():
               f"   speedup {r['speedup']:7.0f}x")
     m = result["launch_2_20_threads"]
     print(f"2^20-thread vector add: {m['seconds']:.2f} s, peak RSS {m['peak_rss_bytes'] / 2**20:.0f} MiB")
-
-
-def _version(dist):
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return None
 
 
 if __name__ == "__main__":

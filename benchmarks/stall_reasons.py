@@ -16,6 +16,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 CHASE_NODES = 64 << 20          # 256 MiB of int32 successors: the chase misses L2
 CHASE_STEPS = 64
@@ -69,12 +70,8 @@ def main() -> int:
         for k, v in res.items():
             print(k, "correct" if v["correct"] else "WRONG", v["metrics"])
         return 0 if all(v["correct"] for v in res.values()) else 1
-    try:
-        from numba import cuda
-        ok = cuda.is_available()
-    except Exception:  # noqa: BLE001
-        ok = False
-    if not ok:
+    from benchenv import gpu_present
+    if not gpu_present():
         print("SKIP: no CUDA GPU visible")
         return 0
     res = run("gpu", small=False)

@@ -29,14 +29,11 @@ REPEATS = 15
 
 
 def main() -> int:
-    try:
-        from numba import cuda
-        ok = cuda.is_available()
-    except Exception:  # noqa: BLE001
-        ok = False
-    if not ok:
+    from benchenv import gpu_present
+    if not gpu_present():
         print("SKIP: no CUDA GPU visible; strided_copy.json untouched")
         return 0
+    from numba import cuda
     from gpulab.kernels.memory import copy_strided
     from benchenv import environment
     a = cuda.to_device(np.arange(N_LOADS * max(STRIDES), dtype=np.float32))

@@ -51,10 +51,11 @@ def make(TILE, ROWS, checked=True):
 
 
 def main():
-    if not cuda.is_available():
+    from benchenv import environment, gpu_present
+    if not gpu_present():
         print("SKIP: no GPU")
         return
-    from bandwidth import environment, time_kernel
+    from bandwidth import time_kernel
     side = 16384
     a = cuda.to_device(np.random.default_rng(0).random((side, side), dtype=np.float32))
     out = cuda.device_array((side, side), np.float32)

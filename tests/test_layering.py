@@ -19,16 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "gpulab"
 
 # (rule, importing module, imported module): which file must change, and how
-KNOWN_VIOLATIONS = {
-    ("checks-not-widgets", "gpulab.checks.patterns", "gpulab.widgets.memory"):
-        "gpulab/checks/patterns.py: take halo_cost from a model module, not widgets/memory.py",
-    ("checks-not-plots", "gpulab.checks.memory", "gpulab.plots.memory"):
-        "gpulab/checks/memory.py: draw no figure in a check (leave plotting to the chapter)",
-    ("checks-not-plots", "gpulab.checks.shared", "gpulab.plots.memory"):
-        "gpulab/checks/shared.py: draw no figure in a check (leave plotting to the chapter)",
-    ("checks-not-plots", "gpulab.checks.warp", "gpulab.plots.shuffle"):
-        "gpulab/checks/warp.py: use gpulab.sim.shuffle_rule.source_lanes, not plots/shuffle.py",
-}
+KNOWN_VIOLATIONS = {}
 
 PURE = ("gpulab.models", "gpulab.metrics")
 PURE_FORBIDDEN = ("matplotlib", "ipywidgets")

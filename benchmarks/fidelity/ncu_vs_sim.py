@@ -1,14 +1,21 @@
-"""gpulab's simulator against Nsight Compute on the same kernels, launch for launch.
+"""gpulab's simulator against Nsight Compute on the book's kernels, launch for launch.
 
-On a GPU machine:
+On a GPU machine with ncu on the PATH, everything in one command (profiles the launches of
+``kernels.py`` into ncu_h200.csv, then compares and writes ncu_h200_compare.txt and
+benchmarks/results/fidelity.json):
+    python benchmarks/fidelity/ncu_vs_sim.py all
+The same in steps:
     ncu --clock-control none --csv --log-file ncu.csv \
         --metrics $(python benchmarks/fidelity/ncu_vs_sim.py metrics) \
         python benchmarks/fidelity/ncu_vs_sim.py gpu
 Anywhere (no GPU needed), to compare and write benchmarks/results/fidelity.json:
     python benchmarks/fidelity/ncu_vs_sim.py compare ncu.csv
 """
+import contextlib
 import csv
+import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -92,31 +99,51 @@ def compare(path):
     return result, mismatches
 
 
+def profile(csv_path):
+    """Run this script's ``gpu`` step under Nsight Compute, writing its CSV log to ``csv_path``."""
+    cmd = ["ncu", "--clock-control", "none", "--csv", "--log-file", str(csv_path),
+           "--metrics", ",".join(NAMES), sys.executable, str(Path(__file__).resolve()), "gpu"]
+    print(" ".join(cmd))
+    subprocess.run(cmd, check=True)
+
+
 def main():
     cmd = sys.argv[1] if len(sys.argv) > 1 else "help"
     if cmd == "metrics":
         print(",".join(NAMES))
     elif cmd == "gpu":
         run_gpu()
+    elif cmd == "all":
+        profile(HERE / "ncu_h200.csv")
+        text = io.StringIO()
+        with contextlib.redirect_stdout(text):
+            report(HERE / "ncu_h200.csv")
+        (HERE / "ncu_h200_compare.txt").write_text(text.getvalue())
+        print(text.getvalue(), end="")
     elif cmd == "compare":
-        result, bad = compare(sys.argv[2])
-        out = HERE.parent / "results" / "fidelity.json"
-        out.write_text(json.dumps(result, indent=1) + "\n")
-        w = max(len(k) for k in result)
-        print(f"{'kernel':<{w}}  sect/req ld (ncu/sim)  st      wavefronts/inst ld   st      thr/inst (ncu/sim)")
-        for k, r in result.items():
-            d = r["ratios"]
-
-            def f(key):
-                a, b = d[key]["ncu"], d[key]["sim"]
-                return "-" if a is None and b is None else f"{a if a is None else round(a, 2)}/{b if b is None else round(b, 2)}"
-            t = r["counters"][M.THREADS_PER_INST]
-            print(f"{k:<{w}}  {f('sectors_per_request_ld'):>10} {f('sectors_per_request_st'):>10}"
-                  f"  {f('wavefronts_per_shared_inst_ld'):>10} {f('wavefronts_per_shared_inst_st'):>10}"
-                  f"  {t['ncu']}/{round(t['sim'], 2)}   {'OK' if r['ratios_equal'] else 'DIFF'}")
-        print(f"{len(result) - bad}/{len(result)} kernels: per-request ratios equal")
+        report(sys.argv[2])
     else:
         print(__doc__)
+
+
+def report(path):
+    """Compare ncu's log at ``path`` with the simulator, write fidelity.json, print the table."""
+    result, bad = compare(path)
+    out = HERE.parent / "results" / "fidelity.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    w = max(len(k) for k in result)
+    print(f"{'kernel':<{w}}  sect/req ld (ncu/sim)  st      wavefronts/inst ld   st      thr/inst (ncu/sim)")
+    for k, r in result.items():
+        d = r["ratios"]
+
+        def f(key):
+            a, b = d[key]["ncu"], d[key]["sim"]
+            return "-" if a is None and b is None else f"{a if a is None else round(a, 2)}/{b if b is None else round(b, 2)}"
+        t = r["counters"][M.THREADS_PER_INST]
+        print(f"{k:<{w}}  {f('sectors_per_request_ld'):>10} {f('sectors_per_request_st'):>10}"
+              f"  {f('wavefronts_per_shared_inst_ld'):>10} {f('wavefronts_per_shared_inst_st'):>10}"
+              f"  {t['ncu']}/{round(t['sim'], 2)}   {'OK' if r['ratios_equal'] else 'DIFF'}")
+    print(f"{len(result) - bad}/{len(result)} kernels: per-request ratios equal")
 
 
 if __name__ == "__main__":

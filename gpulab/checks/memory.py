@@ -6,11 +6,11 @@ import numpy as np
 from gpulab import metrics
 from gpulab.checks.answers import as_int
 from gpulab.checks.result import CheckResult
-from gpulab.plots import memory as pm
+from gpulab.models import memory as mm
 
 
 def _sectors(stride, offset=0, elem_bytes=4):
-    return pm.coalescing_summary(pm.warp_addresses(stride, offset, elem_bytes), elem_bytes)["sectors"]
+    return mm.coalescing_summary(mm.warp_addresses(stride, offset, elem_bytes), elem_bytes)["sectors"]
 
 
 def check_own_sector(answer) -> CheckResult:

@@ -49,16 +49,17 @@ def check_register_limit(fn, seed=None) -> CheckResult:
 
 def _register_hint(fn, cases) -> str:
     """Name the rule a wrong answer missed, if it matches a known mistake on every case."""
-    F, sub, unit = 65536, 4, 256
+    a = occ.Arch
+    F, sub, unit, W = a.registers_per_sm, a.sub_partitions, a.register_alloc_unit, a.warp_size
 
     def per_warp(r):
-        return -(-32 * r // unit) * unit
+        return -(-W * r // unit) * unit
 
     def warps(t):
-        return -(-t // 32)
+        return -(-t // W)
 
     mistakes = [
-        (lambda t, r: (F // (32 * r)) // warps(t),
+        (lambda t, r: (F // (W * r)) // warps(t),
          "this is floor(F/(32R)) in whole blocks: round each warp's 32R registers up to a "
          f"multiple of {unit} first"),
         (lambda t, r: (F // per_warp(r)) // warps(t),

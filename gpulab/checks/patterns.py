@@ -5,7 +5,8 @@ import numpy as np
 
 from gpulab.checks.kernels import Case, CheckResult, run_cases
 from gpulab.checks.simt import invert_reference  # noqa: F401 (the reference the chapter shows)
-from gpulab.widgets.memory import halo_cost
+from gpulab.models.memory import halo_cost
+from gpulab.models.occupancy import Arch
 
 
 def check_halo_tile(answer, target=1.6) -> CheckResult:
@@ -17,9 +18,9 @@ def check_halo_tile(answer, target=1.6) -> CheckResult:
     if r != 4:
         return CheckResult(False, f"set R to 4 (you have {r})")
     c = halo_cost(t, r)
-    if c["threads_per_block"] > 1024:
+    if c["threads_per_block"] > Arch.max_threads_per_block:
         return CheckResult(False, f"TILE {t} needs {c['threads_per_block']} threads per block: over the "
-                                  "1024 limit")
+                                  f"{Arch.max_threads_per_block} limit")
     if c["tiled_loads_per_pixel"] > target:
         return CheckResult(False, f"TILE {t}: {c['tiled_loads_per_pixel']:.3f} loads per pixel, above {target}")
     smaller = [x for x in range(8, t, 8) if halo_cost(x, r)["tiled_loads_per_pixel"] <= target]
@@ -27,7 +28,8 @@ def check_halo_tile(answer, target=1.6) -> CheckResult:
         return CheckResult(False, f"TILE {t} works, but so does {smaller[0]}: find the smallest")
     return CheckResult(True, f"TILE {t}: {c['tiled_loads_per_pixel']:.3f} loads per pixel with "
                              f"{c['threads_per_block']} threads: the halo costs less as the tile grows, "
-                             "and, with one thread per output pixel, the 1024-thread limit caps the tile")
+                             f"and, with one thread per output pixel, the {Arch.max_threads_per_block}-thread limit "
+                             "caps the tile")
 
 
 def check_invert(kernel, dispatch, backend="sim", seed=None) -> CheckResult:

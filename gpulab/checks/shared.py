@@ -6,7 +6,7 @@ import numpy as np
 from gpulab import metrics
 from gpulab.checks.answers import as_int
 from gpulab.checks.result import CheckResult
-from gpulab.plots import memory as pm
+from gpulab.models import memory as mm
 
 
 def check_float64_padding(answer) -> CheckResult:
@@ -23,7 +23,7 @@ def check_float64_padding(answer) -> CheckResult:
         return CheckResult(False, "the tile holds 32 columns: the row width must be at least 32")
 
     def summary(width):
-        return pm.bank_summary(pm.warp_addresses(width, 0, 8), 8)
+        return mm.bank_summary(mm.warp_addresses(width, 0, 8), 8)
 
     s = summary(w)
     if s["conflicts"]:

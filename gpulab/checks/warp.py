@@ -9,11 +9,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
-WARP = 32
-SHARED_LD = "smsp__sass_inst_executed_op_shared_ld.sum"
-SHARED_ST = "smsp__sass_inst_executed_op_shared_st.sum"
+from gpulab import metrics
+from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
+from gpulab.models.shuffle import WARP, ShuffleStep, lanes_with_total
+from gpulab.sim.shuffle_rule import KINDS, source_lanes
+
+SHARED_LD = metrics.SHARED_INSTRUCTIONS["ld"]
+SHARED_ST = metrics.SHARED_INSTRUCTIONS["st"]
 #: the shuffle intrinsics, as ``Report.intrinsics`` names them (after ``cuda.``)
 SHUFFLES = ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")
 #: combining 32 lanes by shuffles takes log2(32) = 5 steps per warp (each step at most doubles
@@ -22,8 +25,6 @@ MIN_SHUFFLES = int(math.log2(WARP))
 MAX_SHUFFLES = 2 * MIN_SHUFFLES
 #: one lane adding up the others in a loop leaves 31 lanes idle: E ~ 0.06; the shuffle tree ~ 0.94
 MIN_EFFICIENCY = 0.5
-
-
 
 
 def _cases(seed):
@@ -178,8 +179,6 @@ def check_warp_scan(kernel, backend: str = "sim", seed=None) -> CheckResult:
 def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
     """Grade ``answer = {"kind": ..., "offsets": [...]}``: after ``v += shfl_<kind>(v, d)`` for each
     d, must every lane hold the warp total? Checked by the CUDA rules and by running it."""
-    from gpulab.plots.shuffle import KINDS, lanes_with_total, steps_from_rule
-
     if not isinstance(answer, dict) or "kind" not in answer or "offsets" not in answer:
         return CheckResult(False, "answer should be a dict with 'kind' and 'offsets' "
                                   "(the widget writes it; did you run its cell?)")
@@ -188,7 +187,7 @@ def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
         return CheckResult(False, f"kind must be one of {KINDS}, not {kind!r}")
     if not offsets or any(d < 0 or d > 31 for d in offsets):
         return CheckResult(False, f"offsets must be 1 to 8 numbers between 0 and 31, got {offsets}")
-    good = lanes_with_total(steps_from_rule(kind, offsets))
+    good = lanes_with_total([ShuffleStep(f"{kind} {d}", source_lanes(kind, d)) for d in offsets])
     if len(good) != WARP:
         which = f"only lane(s) {good} hold" if good else "no lane holds"
         return CheckResult(False, f"with shfl_{kind} and offsets {offsets}, {which} the warp "

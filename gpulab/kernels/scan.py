@@ -78,7 +78,8 @@ def scan_reduce(x, totals):
 
 @cuda.jit
 def scan_totals(totals):
-    """Pass 2, one block: totals becomes its exclusive scan (each block's offset), in place."""
+    """Pass 2, one block: totals becomes its exclusive scan (each block's
+    offset), in place."""
     offsets = cuda.shared.array(MAX_WARPS_PER_BLOCK, int32)
     chunk_total = cuda.shared.array(1, int32)
     m = totals.shape[0]
@@ -164,11 +165,12 @@ def describe(reports, n: int) -> str:
     """One line per pass: blocks, barriers per block, shuffles, and global bytes per element."""
     from gpulab import metrics as M
 
-    lines = [f"{'pass':12s} {'blocks':>7s} {'barriers/block':>14s} {'shuffles (warp)':>15s} "
-             f"{'global ld B/elem':>16s} {'global st B/elem':>16s}"]
+    lines = [f"{'':12s} {'':>7s} {'barriers':>9s} {'shuffles':>10s} {'global bytes/element':>21s}",
+             f"{'pass':12s} {'blocks':>7s} {'/block':>9s} {'(warp)':>10s} {'loads':>10s} "
+             f"{'stores':>10s}"]
     for r in reports:
         shuffles = sum(v for k, v in r.intrinsics.items() if k.startswith("shfl"))
         ld, st = (r.metrics.get(M.GLOBAL_SECTORS[op], 0) * M.SECTOR_BYTES / n for op in ("ld", "st"))
-        lines.append(f"{r.kernel:12s} {int(np.prod(r.grid)):7,d} {r.barriers:14d} {shuffles:15,d} "
-                     f"{ld:16.3f} {st:16.3f}")
+        lines.append(f"{r.kernel:12s} {int(np.prod(r.grid)):7,d} {r.barriers:9d} {shuffles:10,d} "
+                     f"{ld:10.3f} {st:10.3f}")
     return "\n".join(lines)

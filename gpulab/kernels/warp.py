@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from numba import cuda, float32, int32
 
+from gpulab.kernels.reduce import tree_sum
+
 FULL_MASK = 0xFFFFFFFF
 MAX_WARPS_PER_BLOCK = 32  # 1024 threads / 32 lanes: one shared slot per warp is always enough
 
@@ -128,12 +130,7 @@ def block_sum_tree(x, out):
         v = x[i]
     s[t] = v
     cuda.syncthreads()
-    stride = cuda.blockDim.x // 2
-    while stride > 0:
-        if t < stride:
-            s[t] += s[t + stride]
-        cuda.syncthreads()
-        stride //= 2
+    tree_sum(s, t)                     # the one tree: gpulab.kernels.reduce.tree_sum
     if t == 0:
         out[cuda.blockIdx.x] = s[0]
 

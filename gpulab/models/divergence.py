@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-WARP = 32
+from gpulab import metrics
+from gpulab.models.occupancy import WARP
 
 
 def warp_time(lane_paths, path_time) -> float:
@@ -143,9 +144,9 @@ def _ncu_ratios(data: dict, iters: int, paths: int) -> dict | None:
     if 1 not in by or paths not in by:
         return None
     one, many = by[1], by[paths]
-    act, on = ("smsp__thread_inst_executed_per_inst_executed.ratio",
-               "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio")
+    act, on = metrics.THREADS_PER_INST, "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"
+    inst = metrics.INST_EXECUTED
     return {"time": many["gpu__time_duration.sum"] / one["gpu__time_duration.sum"],
-            "inst": many["smsp__inst_executed.sum"] / one["smsp__inst_executed.sum"],
+            "inst": many[inst] / one[inst],
             "active_1": one.get(act), "pred_on_1": one.get(on),
             "active_P": many.get(act), "pred_on_P": many.get(on)}

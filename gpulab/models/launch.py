@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 
-WARP = 32
-MAX_THREADS_PER_BLOCK = 1024
-MAX_BLOCK_DIMS = (1024, 1024, 64)
-MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
+from gpulab.models.occupancy import WARP, Arch
+
+MAX_THREADS_PER_BLOCK = Arch.max_threads_per_block
+MAX_BLOCK_DIMS = Arch.max_block_dims
+MAX_GRID_DIMS = Arch.max_grid_dims
 
 
 def _tuple(v):

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpulab.models.occupancy import WARP
+
 __all__ = [
     "SHAPES", "fragment_coords", "owner_map", "load_fragments", "store_fragments",
     "mma_sync_m16n8k16", "mma_matmul", "wmma_matmul", "operand_traffic",
@@ -25,7 +27,6 @@ __all__ = [
     "ISSUE7_RECORD", "load_throughput_records", "load_mma_check",
 ]
 
-WARP = 32
 # operand -> (rows, cols, elements per lane)
 SHAPES = {"A": (16, 16, 8), "B": (16, 8, 4), "C": (16, 8, 4)}
 

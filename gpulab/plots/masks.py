@@ -5,9 +5,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter
+from gpulab.models.occupancy import WARP
 from gpulab.plots.style import MIN_FONT_PT
-
-WARP = 32
 
 
 def mask_matrix(mask_history) -> np.ndarray:

@@ -26,21 +26,23 @@ def summary(res: dict | None) -> str:
         return ("No GPU measurements in this copy: run `python benchmarks/reduction.py` on a "
                 "machine with an NVIDIA GPU; it writes benchmarks/results/reduction.json.")
     env = res.get("environment", {})
-    lines = [f"measured on {env.get('gpu')} (driver {env.get('nvidia_smi') or env.get('cuda_driver_api')}), "
-             f"{env.get('when_utc')}, numba-cuda {env.get('numba-cuda')}"]
-    lines.append("per-block sums (256 threads): n, tree GB/s, shuffle GB/s, shuffle speed-up")
+    lines = [f"measured on {env.get('gpu')}, {env.get('when_utc')}",
+             f"  driver {env.get('nvidia_smi') or env.get('cuda_driver_api')}; "
+             f"numba-cuda {env.get('numba-cuda')}"]
+    lines.append("per-block sums, 256 threads per block:")
+    lines.append(f"  {'elements':>11}  {'tree GB/s':>9}  {'shfl GB/s':>9}  {'shfl/tree':>9}")
     for r in res.get("block_sums", []):
         bound = r["tree"].get("launch_bound") or r["shuffle"].get("launch_bound")
-        lines.append(f"  {r['n']:>11,}  {r['tree']['GBps']:8.0f}  {r['shuffle']['GBps']:8.0f}  "
-                     f"{r['shuffle_over_tree']:.2f}x"
-                     + ("  (launch-bound: measures the launch, not the kernel)" if bound else ""))
+        lines.append(f"  {r['n']:>11,}  {r['tree']['GBps']:9.0f}  {r['shuffle']['GBps']:9.0f}  "
+                     f"{r['shuffle_over_tree']:8.2f}x" + ("  (launch-bound)" if bound else ""))
     d = res.get("device_sum")
     if d:
         b = d.get("best")
         lines.append(f"whole-array sum of {d['n']:,} float32 ({d['bytes'] / 1e9:.2f} GB):")
         if b:
-            lines.append(f"  ours, best: {b['GBps']:.0f} GB/s ({b['kernel']}, grid {b['grid']}, "
-                         f"block {b['block']}, rel. error {b['rel_err']:.1e})")
+            lines.append(f"  ours, best: {b['GBps']:.0f} GB/s, {b['kernel']}")
+            lines.append(f"    (grid {b['grid']}, block {b['block']}, "
+                         f"relative error {b['rel_err']:.1e})")
         for name, lib in d.get("libraries", {}).items():
             if "GBps" in lib:
                 ratio = d.get(f"best_over_{name}")
@@ -51,28 +53,41 @@ def summary(res: dict | None) -> str:
     return "\n".join(lines)
 
 
+def _binary_count(v, _pos=None) -> str:
+    """65536 -> '64 Ki', 2**20 -> '1 Mi': element counts as full-size tick text."""
+    for unit, size in (("Gi", 2 ** 30), ("Mi", 2 ** 20), ("Ki", 2 ** 10)):
+        if v >= size:
+            return f"{v / size:g} {unit}"
+    return f"{v:g}"
+
+
 def plot(res: dict | None, ax=None):
     """Bandwidth of the per-block tree and shuffle kernels against input size (None if no data)."""
     if not res or not res.get("block_sums"):
         return None
     import matplotlib.pyplot as plt
 
+    from matplotlib.ticker import FuncFormatter
+
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 3.6))
+        _, ax = plt.subplots(figsize=(6.4, 3.8))
     rows = res["block_sums"]
     n = [r["n"] for r in rows]
     for key, style in (("tree", "o-"), ("shuffle", "s-")):
-        ax.plot(n, [r[key]["GBps"] for r in rows], style, label=key)
+        ax.plot(n, [r[key]["GBps"] for r in rows], style, label=f"per-block {key}")
     d = res.get("device_sum", {})
-    for name, lib in d.get("libraries", {}).items():
+    # library sums of one large array: labelled lines in the legend (their values are close
+    # together, so text next to the lines would overlap)
+    for (name, lib), ls in zip(d.get("libraries", {}).items(), (":", "--", "-.")):
         if "GBps" in lib:
-            ax.axhline(lib["GBps"], ls=":", color="0.4")
-            ax.text(n[0], lib["GBps"], f" {name}.sum, n={d['n']:,}", va="bottom", fontsize=8)
+            ax.axhline(lib["GBps"], ls=ls, color="0.35", lw=1.2,
+                       label=f"{name}.sum, {d['n']:,} elements")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("elements (float32)")
+    ax.xaxis.set_major_formatter(FuncFormatter(_binary_count))
+    ax.set_xlabel("elements (float32; Ki = 1024, Mi = 1024 Ki)")
     ax.set_ylabel("GB/s read")
-    ax.set_title(f"per-block sums on {res['environment'].get('gpu')}", fontsize=10)
-    ax.legend()
+    ax.set_title(f"per-block sums on {res['environment'].get('gpu')}")
+    ax.legend(loc="center left")
     return ax
 
 
@@ -133,15 +148,20 @@ def in_flight(red: dict, lat: dict, resources: dict | None = None, arch: str = "
 
 def describe_in_flight(f: dict) -> str:
     """Lines of text for :func:`in_flight`: per kernel, the ceiling and the measured mean."""
-    lines = [f"DRAM latency {f['latency_ns']:.0f} ns (pointer chase), {f['sms']} SMs; "
-             f"Little's law: bytes in flight per SM = GB/s x ns / SMs",
-             f"{'kernel':18s} {'grid x block':>15s} {'threads/SM':>10s} {'loads x B':>9s} "
-             f"{'max KiB/SM':>10s} {'allows TB/s':>11s} {'measured GB/s':>13s} {'mean KiB/SM':>11s}"]
-    for key in ("tree", "shuffle", "grid_stride"):
-        r = f[key]
-        lines.append(f"{r['kernel']:18s} {r['grid']:>7,d} x {r['block']:<5d} {r['resident_threads']:10,d} "
-                     f"{r['loads']:>5d} x {r['bytes']} {r['max_in_flight'] / 1024:10.1f} "
-                     f"{r['ceiling_GBps'] / 1000:11.1f} {r['GBps']:13,.0f} {r['mean_in_flight'] / 1024:11.2f}")
-    lines.append(f"grid-stride / per-block shuffle: {f['gap']:.2f}x; the per-block kernels hold "
-                 f"{f['per_block_fill']:.0%} of their ceiling on average")
+    rs = [f[key] for key in ("tree", "shuffle", "grid_stride")]
+    rows = [("grid (blocks)", lambda r: f"{r['grid']:,d}"),
+            ("block (threads)", lambda r: f"{r['block']:,d}"),
+            ("resident threads per SM", lambda r: f"{r['resident_threads']:,d}"),
+            ("loads per thread x bytes", lambda r: f"{r['loads']} x {r['bytes']}"),
+            ("most in flight, KiB/SM", lambda r: f"{r['max_in_flight'] / 1024:.1f}"),
+            ("that allows, TB/s", lambda r: f"{r['ceiling_GBps'] / 1000:.1f}"),
+            ("measured, GB/s", lambda r: f"{r['GBps']:,.0f}"),
+            ("mean in flight, KiB/SM", lambda r: f"{r['mean_in_flight'] / 1024:.2f}")]
+    lines = [f"DRAM latency {f['latency_ns']:.0f} ns (pointer chase), {f['sms']} SMs",
+             "Little's law: bytes in flight per SM = GB/s x ns / SMs",
+             f"{'':24s}" + "".join(f"{r['kernel']:>17s}" for r in rs)]
+    for label, cell in rows:
+        lines.append(f"{label:24s}" + "".join(f"{cell(r):>17s}" for r in rs))
+    lines.append(f"grid-stride / per-block shuffle: {f['gap']:.2f}x")
+    lines.append(f"the per-block kernels hold {f['per_block_fill']:.0%} of their ceiling on average")
     return "\n".join(lines)

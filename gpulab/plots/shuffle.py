@@ -1,54 +1,26 @@
 """Lane-to-lane data movement of warp shuffles: who reads from whom at each step, as a figure.
 
 Steps come either from the simulator's trace (``steps_from_report(rep)``, the shuffles the traced
-warp really executed) or from CUDA's documented rules (``steps_from_rule``), so the two can be
-compared. ``shuffle_sources`` is that rule: the lane each lane reads in one ``shfl_*_sync``.
+warp really executed) or from CUDA's documented rule (``steps_from_rule``), so the two can be
+compared. The rule has one home, :func:`gpulab.sim.shuffle_rule.source_lanes`; what a loop of
+steps leaves in each lane is :mod:`gpulab.models.shuffle` (re-exported here).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-KINDS = ("idx", "up", "down", "xor")
+from gpulab.models.shuffle import (  # noqa: F401 (re-exported: chapters call them as plots.shuffle.*)
+    WARP, ShuffleStep, coefficients, coverage, lanes_with_total)
+from gpulab.sim.shuffle_rule import KINDS, source_lanes
 
 
-def shuffle_sources(kind: str, arg: int, width: int = 32, lanes: int = 32) -> np.ndarray:
-    """Source lane of every lane for one shuffle, as the CUDA Programming Guide defines them.
-
-    idx: lane ``arg mod width`` of the lane's segment; up/down: lane -/+ ``arg``, or the lane
-    itself when that falls outside its ``width``-lane segment; xor: lane ^ ``arg``, or the lane
-    itself when that lies in a later segment (the Programming Guide lets a group read earlier
-    groups, not later ones).
-    """
-    lane = np.arange(lanes)
-    seg = (lane // width) * width
-    if kind == "idx":
-        return seg + (arg % width)
-    if kind == "up":
-        src = lane - arg
-        return np.where(src >= seg, src, lane)
-    if kind == "down":
-        src = lane + arg
-        return np.where(src < seg + width, src, lane)
-    if kind == "xor":
-        src = lane ^ arg                    # earlier segments may be read, later ones may not
-        return np.where(src < seg + width, src, lane)
-    raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+def shuffle_sources(kind: str, arg: int, width: int = WARP, lanes: int = WARP) -> np.ndarray:
+    """Source lane of each of ``lanes`` lanes for one shuffle (CUDA's rule, ``source_lanes``)."""
+    return source_lanes(kind, arg, np.arange(lanes), width)
 
 
-@dataclass
-class ShuffleStep:
-    """One warp-wide shuffle: its label, the source lane per lane, and the active mask."""
-    label: str
-    src: np.ndarray
-    mask: int = 0xFFFFFFFF
-    kind: str = ""
-    line: int | None = None
-
-
-def steps_from_rule(kind: str, args, lanes: int = 32) -> list[ShuffleStep]:
-    """The steps of a shuffle loop (e.g. kind="down", args=(16, 8, 4, 2, 1)) by CUDA's rules."""
+def steps_from_rule(kind: str, args, lanes: int = WARP) -> list[ShuffleStep]:
+    """The steps of a shuffle loop (e.g. kind="down", args=(16, 8, 4, 2, 1)) by CUDA's rule."""
     return [ShuffleStep(f"{kind} {a}", shuffle_sources(kind, a, lanes=lanes), kind=kind)
             for a in args]
 
@@ -67,7 +39,7 @@ def _infer_arg(kind: str, src: np.ndarray):
     """The offset / lane argument that reproduces ``src`` under CUDA's rule, or None."""
     if kind not in KINDS:
         return None
-    for arg in range(32):
+    for arg in range(WARP):
         if np.array_equal(shuffle_sources(kind, arg, lanes=len(src)), src):
             return arg
     return None
@@ -94,44 +66,7 @@ def steps_from_report(rep, lines=None) -> list[ShuffleStep]:
     return steps
 
 
-def coefficients(steps, lanes: int = 32, combine: str = "add") -> list[np.ndarray]:
-    """Each lane's value as a sum c @ x of the warp's inputs, after every step (exact integers).
-
-    combine="add": every active lane does ``v += shfl(v)`` (reduction loops; a lane whose source
-    is out of range adds its own value, so it doubles); "scan": a lane adds only when its source
-    is a lower lane (``if lane >= d`` in the shfl_up scan); "copy": ``v = shfl(v)``.
-    Row ``i`` of a result is lane ``i``'s coefficient vector: all ones means the warp total.
-    """
-    c = np.eye(lanes, dtype=np.int64)
-    out = [c.copy()]
-    for st in steps:
-        src = np.asarray(st.src, dtype=int)
-        active = np.array([(st.mask >> lane) & 1 for lane in range(lanes)], dtype=bool)
-        if combine == "copy":
-            new = c[src]
-        elif combine == "scan":
-            new = c + np.where((src < np.arange(lanes))[:, None], c[src], 0)
-        elif combine == "add":
-            new = c + c[src]
-        else:
-            raise ValueError("combine must be 'add', 'scan' or 'copy'")
-        c = np.where(active[:, None], new, c)
-        out.append(c.copy())
-    return out
-
-
-def lanes_with_total(steps, lanes: int = 32, combine: str = "add") -> list[int]:
-    """Lanes whose final value is exactly the sum of all the warp's inputs, each counted once."""
-    c = coefficients(steps, lanes, combine)[-1]
-    return [i for i in range(lanes) if np.all(c[i] == 1)]
-
-
-def coverage(steps, lanes: int = 32, combine: str = "add") -> list[np.ndarray]:
-    """How many distinct inputs each lane's value depends on, after each step."""
-    return [np.count_nonzero(c, axis=1) for c in coefficients(steps, lanes, combine)]
-
-
-def draw_shuffles(steps, ax=None, lanes: int = 32, combine: str | None = "add", title=None):
+def draw_shuffles(steps, ax=None, lanes: int = WARP, combine: str | None = "add", title=None):
     """Draw lanes (rows) across steps (columns) with an arrow from each lane's source lane.
 
     Arrows that stay on their row are lanes reading their own value (source out of range);

@@ -12,24 +12,12 @@ import matplotlib.pyplot as plt
 
 from gpulab.widgets import figure as wf
 
+from gpulab.models.memory import halo_cost  # noqa: F401 (re-exported)
+from gpulab.models.occupancy import Arch
 from gpulab.plots import memory as pm
 
 _STYLE = {"description_width": "150px"}
 _LAYOUT = W.Layout(width="480px")
-
-
-def halo_cost(tile: int, radius: int) -> dict:
-    """Global loads per output pixel, threads and shared bytes of a TILE x TILE blur block.
-
-    A naive (2R+1)^2 box reads every tap from global memory; a tiled block loads its
-    (TILE+2R)^2 halo tile once (float32) and reads the taps from shared memory.
-    """
-    halo = tile + 2 * radius
-    return {"tile": tile, "radius": radius,
-            "naive_loads_per_pixel": (2 * radius + 1) ** 2,
-            "tiled_loads_per_pixel": halo * halo / (tile * tile),
-            "threads_per_block": tile * tile,
-            "shared_bytes": halo * halo * 4}
 
 
 class _Explorer:
@@ -137,10 +125,10 @@ class HaloExplorer(_Explorer):
     def _update(self, *_):
         r = halo_cost(self.tile.value, self.radius.value)
         self.namespace[self.name] = r
-        ok = "fits" if r["threads_per_block"] <= 1024 else "<b>exceeds</b>"
+        ok = "fits" if r["threads_per_block"] <= Arch.max_threads_per_block else "<b>exceeds</b>"
         self.text.value = (f"naive: <b>{r['naive_loads_per_pixel']}</b> global loads per pixel; "
                            f"tiled: <b>{r['tiled_loads_per_pixel']:.3f}</b>. "
-                           f"{r['threads_per_block']} threads per block ({ok} the 1024 limit), "
+                           f"{r['threads_per_block']} threads per block ({ok} the {Arch.max_threads_per_block} limit), "
                            f"{r['shared_bytes'] / 1024:.1f} KB shared. <code>{self.name}</code> updated.")
 
 

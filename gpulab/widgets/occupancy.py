@@ -21,11 +21,14 @@ class OccupancyExplorer:
         lay = W.Layout(width="520px")
         self.arch = W.Dropdown(options=list(occ.ARCHS), value=arch, description="architecture",
                                style=style, layout=lay)
-        self.threads = W.IntSlider(value=threads, min=32, max=1024, step=32,
+        a = occ.Arch                    # the limits every architecture shares
+        self.threads = W.IntSlider(value=threads, min=a.warp_size, max=a.max_threads_per_block,
+                                   step=a.warp_size,
                                    description="threads per block", style=style, layout=lay)
-        self.registers = W.IntSlider(value=registers, min=1, max=255,
+        self.registers = W.IntSlider(value=registers, min=1, max=a.max_registers_per_thread,
                                      description="registers per thread", style=style, layout=lay)
-        self.shared = W.IntSlider(value=shared, min=0, max=227 * occ.KB, step=256,
+        most = max(x.shared_per_block_optin for x in occ.ARCHS.values())     # 227 KB (sm_90)
+        self.shared = W.IntSlider(value=shared, min=0, max=most, step=256,
                                   description="shared bytes per block", style=style, layout=lay)
         self.out = W.HTML()
         for w in (self.arch, self.threads, self.registers, self.shared):

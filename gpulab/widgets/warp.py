@@ -58,7 +58,8 @@ class ShuffleLoopExplorer:
                "no lane" if not good else "lane(s) " + ", ".join(map(str, good)))
         self.status.value = (f"<code>{self.name} = {self.namespace[self.name]}</code> &mdash; "
                              f"after the loop, <b>{who}</b> hold(s) the warp total")
-        fig, ax = wf.figure((1.8 + 1.3 * len(offs), 5.2))
+        # within the book's text column (6.7 in at 100 px per inch) for up to 8 offsets
+        fig, ax = wf.figure((max(3.8, min(6.6, 2.4 + 0.75 * len(offs))), 5.4))
         sh.draw_shuffles(steps, ax=ax, title=f"v += shfl_{kind}_sync(FULL_MASK, v, d)")
         wf.show(self.plot, fig)
 
