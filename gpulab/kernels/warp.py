@@ -25,7 +25,8 @@ MAX_WARPS_PER_BLOCK = 32  # 1024 threads / 32 lanes: one shared slot per warp is
 
 @cuda.jit(device=True)
 def warp_reduce_down(v):
-    """Warp sum with shfl_down: after log2(warpsize) steps lane 0 holds the total (others: partials)."""
+    """Warp sum with shfl_down: after log2(warpsize) steps lane 0 holds the
+    total (the other lanes hold partial sums)."""
     offset = cuda.warpsize // 2
     while offset > 0:
         v += cuda.shfl_down_sync(FULL_MASK, v, offset)
@@ -35,7 +36,8 @@ def warp_reduce_down(v):
 
 @cuda.jit(device=True)
 def warp_reduce_xor(v):
-    """Warp sum with the shfl_xor butterfly: every lane ends with the total (HLSL WaveActiveSum)."""
+    """Warp sum with the shfl_xor butterfly: every lane ends with the total
+    (HLSL WaveActiveSum)."""
     offset = cuda.warpsize // 2
     while offset > 0:
         v += cuda.shfl_xor_sync(FULL_MASK, v, offset)
@@ -45,7 +47,8 @@ def warp_reduce_xor(v):
 
 @cuda.jit(device=True)
 def warp_scan_inclusive(v):
-    """Inclusive warp scan (Hillis-Steele with shfl_up): lane i gets v_0 + ... + v_i."""
+    """Inclusive warp scan (Hillis-Steele with shfl_up): lane i gets
+    v_0 + ... + v_i."""
     lane = cuda.laneid
     d = 1
     while d < cuda.warpsize:
@@ -68,9 +71,11 @@ def warp_scan_exclusive(v):
 
 @cuda.jit(device=True)
 def block_reduce_shfl(v, partial):
-    """Block sum with one barrier: warps reduce by shuffle, warp 0 reduces the per-warp sums.
+    """Block sum with one barrier: warps reduce by shuffle, warp 0 reduces
+    the per-warp sums.
 
-    ``partial`` is a shared array with one slot per warp. The result is valid in thread 0.
+    ``partial`` is a shared array with one slot per warp. The result is
+    valid in thread 0.
     """
     lane = cuda.laneid
     wid = cuda.threadIdx.x // cuda.warpsize
@@ -118,7 +123,8 @@ def warp_allsum_xor(x, out):
 
 @cuda.jit
 def block_sum_tree(x, out):
-    """Source article 000's 'SM 6.0' baseline: shared-memory tree, one barrier per halving (blockDim a power of 2).
+    """Source article 000's 'SM 6.0' baseline: a shared-memory tree, one
+    barrier per halving (blockDim a power of 2).
 
     out[b] = sum of block b's elements; 1 + log2(blockDim) barriers.
     """
@@ -288,25 +294,28 @@ def compact_positive(x, out, count):
 
 @cuda.jit
 def article_reduce_as_written(x, out):
-    """Source article 000's 'optimised' reduction, translated line for line: its barrier sits inside
-    ``if (WaveIsFirstLane())``, so only lane 0 of each warp reaches it (barrier divergence)."""
+    """Source article 000's 'optimised' reduction, translated line for line:
+    its barrier sits inside ``if (WaveIsFirstLane())``, so only lane 0 of
+    each warp reaches it (barrier divergence)."""
     s = cuda.shared.array(8, float32)
     tid = cuda.threadIdx.x
-    v = warp_reduce_xor(x[tid])                    # WaveActiveSum
-    if cuda.laneid == 0:                           # WaveIsFirstLane()
+    v = warp_reduce_xor(x[tid])           # WaveActiveSum
+    if cuda.laneid == 0:                  # WaveIsFirstLane()
         w = tid // cuda.warpsize
         s[w] = v
-        cuda.syncthreads()                         # GroupMemoryBarrierWithGroupSync()
+        cuda.syncthreads()                # GroupMemoryBarrierWithGroupSync()
         if w == 0:
-            f = warp_reduce_xor(s[cuda.laneid])    # WaveActiveSum over the active lanes
+            # WaveActiveSum over the active lanes
+            f = warp_reduce_xor(s[cuda.laneid])
             if tid == 0:
                 out[0] = f
 
 
 @cuda.jit
 def article_reduce_barrier_moved(x, out):
-    """The obvious fix (barrier moved out of the branch) still has the article's second bug: the final
-    WaveActiveSum runs inside the first-lane branch, where only one lane of warp 0 is active."""
+    """The obvious fix (barrier moved out of the branch) still has the
+    article's second bug: the final WaveActiveSum runs inside the first-lane
+    branch, where only one lane of warp 0 is active."""
     s = cuda.shared.array(8, float32)
     tid = cuda.threadIdx.x
     v = warp_reduce_xor(x[tid])
@@ -323,32 +332,34 @@ def article_reduce_barrier_moved(x, out):
 
 @cuda.jit
 def article_scan_as_written(x, out):
-    """Source article 000's prefix sum, translated line for line: the first lanes read the shared offsets
-    of lower warps while those warps overwrite their own slot, with no barrier between (a race).
-    Also, warp 0's slot keeps warp 0's total, so warp 0's results come out too large."""
+    """Source article 000's prefix sum, translated line for line: the first
+    lanes read the shared offsets of lower warps while those warps overwrite
+    their own slot, with no barrier between (a race). Also, warp 0's slot
+    keeps warp 0's total, so warp 0's results come out too large."""
     offs = cuda.shared.array(8, float32)
     tid = cuda.threadIdx.x
     lane = cuda.laneid
     v = x[tid]
-    pre = warp_scan_exclusive(v)                   # WavePrefixSum (exclusive)
+    pre = warp_scan_exclusive(v)          # WavePrefixSum (exclusive)
     w = tid // cuda.warpsize
-    total = warp_reduce_xor(v)                     # WaveActiveSum
+    total = warp_reduce_xor(v)            # WaveActiveSum
     if lane == 0:
         offs[w] = total
     cuda.syncthreads()
     acc = float32(0.0)
     if lane == 0 and w > 0:
         for k in range(w):
-            acc += offs[k]                         # reads slot k ...
-        offs[w] = acc                              # ... which warp k overwrites: no barrier
+            acc += offs[k]                # reads slot k ...
+        offs[w] = acc                     # ... which warp k overwrites
     cuda.syncthreads()
     out[tid] = pre + offs[w]
 
 
 @cuda.jit
 def article_scan_fixed(x, out):
-    """Source article 000's prefix sum with its two bugs fixed the minimal way: a barrier between reading
-    and writing the offsets, and warp 0's offset set to 0. Three barriers; block_scan needs two."""
+    """Source article 000's prefix sum with its two bugs fixed the minimal
+    way: a barrier between reading and writing the offsets, and warp 0's
+    offset set to 0. Three barriers; block_scan needs two."""
     offs = cuda.shared.array(8, float32)
     tid = cuda.threadIdx.x
     lane = cuda.laneid

@@ -66,17 +66,20 @@ def steps_from_report(rep, lines=None) -> list[ShuffleStep]:
     return steps
 
 
-def draw_shuffles(steps, ax=None, lanes: int = WARP, combine: str | None = "add", title=None):
+def draw_shuffles(steps, ax=None, lanes: int = WARP, combine: str | None = "add", title=None,
+                  colorbar: bool = True):
     """Draw lanes (rows) across steps (columns) with an arrow from each lane's source lane.
 
     Arrows that stay on their row are lanes reading their own value (source out of range);
     grey rows are inactive lanes. With ``combine``, dots are coloured by how many inputs the
-    lane's value covers, so a finished reduction shows as a dark dot (32 inputs).
+    lane's value covers, so a finished reduction shows as a dark dot (32 inputs), and red rings
+    mark the lanes that end with the exact warp total. The figure fits the book's text column;
+    ``colorbar=False`` leaves the colour scale out (e.g. for the left panel of a pair).
     """
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(1.6 + 1.5 * len(steps), 6.2))
+        _, ax = plt.subplots(figsize=(min(6.6, 2.4 + 0.75 * len(steps)), 5.4))
     cov = coverage(steps, lanes, combine) if combine else None
     cmap = plt.get_cmap("viridis_r")
     for k, st in enumerate(steps):
@@ -101,20 +104,19 @@ def draw_shuffles(steps, ax=None, lanes: int = WARP, combine: str | None = "add"
     if combine:
         done = lanes_with_total(steps, lanes, combine) if combine != "scan" else []
         ax.scatter(np.full(len(done), len(steps)), done, s=90, facecolors="none",
-                   edgecolors="tab:red", linewidths=1.4, zorder=4,
-                   label="holds the warp total" if done else None)
-        if done:
-            ax.legend(loc="lower left", fontsize=7, framealpha=0.9)
+                   edgecolors="tab:red", linewidths=1.4, zorder=4)
     ax.set_xticks(range(len(steps) + 1))
-    ax.set_xticklabels(["start"] + [st.label for st in steps], rotation=30, ha="right", fontsize=8)
+    # "down 16 (line 42)" -> "down 16": short enough for a column of the book
+    ax.set_xticklabels(["start"] + [st.label.split(" (line ")[0] for st in steps],
+                       rotation=45, ha="right")
     ax.set_yticks(range(0, lanes, 4))
     ax.set_ylabel("lane")
     ax.set_ylim(lanes - 0.5, -0.5)
     ax.set_xlim(-0.3, len(steps) + 0.3)
-    if cov is not None:
+    if cov is not None and colorbar:
         sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(1, lanes))
         ax.figure.colorbar(sm, ax=ax, fraction=0.05, pad=0.02,
                            label="inputs folded into the lane's value")
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title)
     return ax
