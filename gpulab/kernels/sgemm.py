@@ -15,8 +15,9 @@ BM1, BN1, BK1, TM1 = 64, 64, 8, 8          # block tile 64 x 64, K step 8, 8 row
 
 @cuda.jit(fastmath=True)
 def sgemm_1d(c, a, b):
-    """Block (64, 8): each thread keeps TM1 = 8 outputs of one column of C in registers, so one
-    value of B read from shared memory feeds 8 multiply-adds."""
+    """Block (64, 8): each thread keeps TM1 = 8 outputs of one column of C
+    in registers, so one value of B read from shared memory feeds 8
+    multiply-adds."""
     sa = cuda.shared.array((BM1, BK1), float32)
     sb = cuda.shared.array((BK1, BN1), float32)
     tx = cuda.threadIdx.x                  # column of the tile, 0..63
@@ -47,8 +48,9 @@ LOADS = BM * BK // 256                     # elements of each tile a thread copi
 
 @cuda.jit(fastmath=True)
 def sgemm_2d(c, a, b):
-    """Block (16, 16): each thread keeps an 8 x 8 block of C in registers, rows ty*8.., columns
-    tx*8..; per k it reads 8 values of A and 8 of B from shared memory for 64 multiply-adds."""
+    """Block (16, 16): each thread keeps an 8 x 8 block of C in registers,
+    rows ty*8.., columns tx*8..; per k it reads 8 values of A and 8 of B
+    from shared memory for 64 multiply-adds."""
     sa = cuda.shared.array((BM, BK), float32)
     sb = cuda.shared.array((BK, BN), float32)
     tx = cuda.threadIdx.x
@@ -84,12 +86,14 @@ def sgemm_2d(c, a, b):
 
 # ------------------------------------- step 5: A transposed in shared, 4-wide groups, swizzled
 def make_sgemm_vec(pad: int = 0, swizzle: bool = True):
-    """Step 5's kernel with the shared tile of A stored k-major (``sat[k, m]``), padded by ``pad``
-    floats per row and/or with its 4-float chunks XOR-swizzled by k.
+    """Step 5's kernel with the shared tile of A stored k-major
+    (``sat[k, m]``), padded by ``pad`` floats per row and/or with its
+    4-float chunks XOR-swizzled by k.
 
-    Each thread owns rows ``ty*4 + 64*ii + r`` and columns ``tx*4 + 64*jj + s`` (ii, jj < 2;
-    r, s < 4): per k it reads four runs of 4 consecutive floats, which the compiler can turn into
-    16-byte shared loads when it can prove them 16-byte aligned."""
+    Each thread owns rows ``ty*4 + 64*ii + r`` and columns
+    ``tx*4 + 64*jj + s`` (ii, jj < 2; r, s < 4): per k it reads four runs of
+    4 consecutive floats, which the compiler can turn into 16-byte shared
+    loads when it can prove them 16-byte aligned."""
     width = BM + pad
     swz = 4 if swizzle else 0               # chunk (4 floats) index XOR k: bits 2-4 of m flip
 
@@ -143,10 +147,12 @@ sgemm_vec = make_sgemm_vec(pad=4, swizzle=False)
 
 # ------------------------------------------- step 6: double buffering with a register prefetch
 def make_sgemm_prefetch(bk: int = 8, max_registers=None):
-    """Step 5 (A k-major, rows padded by 4) with two shared buffers and a K step of ``bk``: the
-    next tiles are loaded from global memory into registers before the current ones are used
-    and stored into the other buffer after, so one barrier per K step suffices and the loads'
-    latency overlaps the multiply-adds. ``max_registers`` caps the compiler's register use."""
+    """Step 5 (A k-major, rows padded by 4) with two shared buffers and a K
+    step of ``bk``: the next tiles are loaded from global memory into
+    registers before the current ones are used and stored into the other
+    buffer after, so one barrier per K step suffices and the loads' latency
+    overlaps the multiply-adds. ``max_registers`` caps the compiler's
+    register use."""
     width = BM + 4
     loads = BM * bk // 256                 # elements of each tile a thread copies per K step
     opts = {} if max_registers is None else {"max_registers": max_registers}
