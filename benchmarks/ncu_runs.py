@@ -27,20 +27,23 @@ RESULTS = os.path.join(HERE, "results")
 NCU = os.environ.get("NCU", "ncu")
 PY = sys.executable
 
-DIVERGENCE = ["smsp__thread_inst_executed_per_inst_executed.ratio", "smsp__inst_executed.sum",
+sys.path.insert(0, os.path.dirname(HERE))
+from gpulab import metrics as M  # noqa: E402
+
+# counters gpulab also counts go by their names in gpulab.metrics; the rest are GPU-only
+DIVERGENCE = [M.THREADS_PER_INST, M.INST_EXECUTED,
               "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
-              "smsp__thread_inst_executed.sum", "smsp__thread_inst_executed_pred_on.sum",
+              M.THREAD_INST_EXECUTED, "smsp__thread_inst_executed_pred_on.sum",
               "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
               "smsp__sass_inst_executed_op_branch.sum", "gpu__time_duration.sum"]
 STRIDED = ["dram__bytes_read.sum", "dram__bytes_write.sum", "dram__sectors_read.sum",
-           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-           "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+           M.GLOBAL_SECTORS["ld"], M.GLOBAL_REQUESTS["ld"],
            "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum",
            "gpu__time_duration.sum"]
 LAUNCH = ["gpu__time_duration.sum", "sm__cycles_elapsed.max"]
 STALL_PREFIX = "smsp__average_warps_issue_stalled_"
 STALL_SUFFIX = "_per_issue_active"
-STALL_EXTRA = ["smsp__average_warp_latency_per_inst_issued.ratio", "smsp__inst_executed.sum",
+STALL_EXTRA = ["smsp__average_warp_latency_per_inst_issued.ratio", M.INST_EXECUTED,
                "sm__warps_active.avg.pct_of_peak_sustained_active", "gpu__time_duration.sum"]
 
 
@@ -136,7 +139,7 @@ def divergence(known):
     rows = [{"paths": p, "iters": NCU_ITERS, "mode": "divergent", **vals}
             for p, (_, vals, _) in zip(PATHS, launches)]
     for r in rows:
-        r["inst_executed_ratio_to_1_path"] = r.get("smsp__inst_executed.sum", 0) / max(rows[0].get("smsp__inst_executed.sum", 1), 1)
+        r["inst_executed_ratio_to_1_path"] = r.get(M.INST_EXECUTED, 0) / max(rows[0].get(M.INST_EXECUTED, 1), 1)
     _update("divergence_paths", lambda res: res.__setitem__("ncu", {
         "command": cmd, "ncu": _ncu_version(), "metrics_unavailable": bad, "rows": rows}))
 
@@ -152,9 +155,9 @@ def strided(known):
             row["dram_bytes_read_per_load"] = v["dram__bytes_read.sum"] / N_LOADS
         if "lts__t_sectors_srcunit_tex_op_read.sum" in v:
             row["l2_bytes_read_per_load"] = 32 * v["lts__t_sectors_srcunit_tex_op_read.sum"] / N_LOADS
-        req = v.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+        req = v.get(M.GLOBAL_REQUESTS["ld"])
         if req:
-            row["l1_sectors_per_request"] = v["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / req
+            row["l1_sectors_per_request"] = v[M.GLOBAL_SECTORS["ld"]] / req
         rows.append(row)
     _update("strided_copy", lambda res: res.__setitem__("ncu", {
         "command": cmd, "ncu": _ncu_version(), "metrics_unavailable": bad,

@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import benchenv  # noqa: E402
 
+from gpulab import metrics as M  # noqa: E402
+
 SIG = "(array(float32, 2d, C), array(float32, 2d, C), array(float32, 2d, C))"
 PTX_PATTERNS = {"ld.shared.f32": r"ld\.shared\.f32", "ld.shared.v2.f32": r"ld\.shared\.v2\.f32",
                 "ld.shared.v4.f32": r"ld\.shared\.v4\.f32", "st.shared": r"st\.shared",
@@ -37,12 +39,10 @@ SASS_PATTERNS = {"FFMA": r"\bFFMA\b", "LDS": r"\bLDS(\.\w+)*\b", "LDS.128": r"\b
 STALLS = ["barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
           "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",
           "not_selected", "selected", "short_scoreboard", "sleeping", "tex_throttle", "wait"]
-NCU_METRICS = (["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-                "smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
-                "smsp__inst_executed.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+# the counters gpulab also counts, under their names in gpulab.metrics, then GPU-only ones
+NCU_METRICS = ([*M.SHARED_BANK_CONFLICTS.values(), *M.SHARED_WAVEFRONTS.values(),
+                *M.SHARED_INSTRUCTIONS.values(), M.INST_EXECUTED,
+                "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
                 "launch__registers_per_thread", "launch__occupancy_limit_registers",
                 "sm__warps_active.avg.pct_of_peak_sustained_active",
                 "smsp__issue_active.avg.pct_of_peak_sustained_active",
