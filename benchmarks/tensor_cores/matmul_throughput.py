@@ -12,10 +12,10 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import platform
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))          # benchmarks/: the shared environment record
 OUT = os.path.join(os.path.dirname(HERE), "results", "tensor_cores_throughput.json")
 SIZES = [256, 512, 1024, 2048, 4096, 8192]
 REPS = 20
@@ -137,6 +137,8 @@ def main() -> int:
             finally:
                 torch.cuda.empty_cache()
         print(prec, {n: round(v, 1) for n, v in sweep[prec].items()})
+    from benchenv import environment
+
     torch.backends.cuda.matmul.allow_tf32 = False
     clock = sm_clock_under_load(make_op("fp16", 8192))
     bw = bandwidth_tbs()
@@ -154,7 +156,7 @@ def main() -> int:
         copy_bandwidth_tbs=round(bw, 3),
         sm_clock_mhz_max_mhz_power_during_fp16_8192=clock,
         errors=errors,
-        python=platform.python_version(),
+        environment=environment(numba=False),
     )
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as fh:

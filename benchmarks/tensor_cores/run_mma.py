@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -27,6 +26,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(HERE))          # benchmarks/: the shared environment record
 SRC = os.path.join(HERE, "tc_device.cu")
 BUILD = os.path.join(HERE, "build")
 OUT = os.path.join(os.path.dirname(HERE), "results", "tensor_cores_mma.json")
@@ -145,14 +145,14 @@ def main() -> int:
     mma_kernel, wmma_kernel = make_kernels(ptx)
     frag = check_fragments(mma_kernel)
     tile = check_wmma(wmma_kernel)
-    import numba
+    from benchenv import environment
     res = dict(
         source="benchmarks/tensor_cores/run_mma.py",
         device=dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
         compute_capability=list(cc),
         measured_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         nvcc=subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1],
-        numba=numba.__version__, python=platform.python_version(),
+        environment=environment(),
         mma_m16n8k16_fragments=frag, wmma_tiled_matmul=tile,
         sass_hmma_count=dict(mma_kernel=sass_hmma_count(mma_kernel),
                              wmma_kernel=sass_hmma_count(wmma_kernel)),
