@@ -161,8 +161,33 @@ def graded(assigned, tmp_path_factory):
 
 # ---- otter assign -------------------------------------------------------------------------
 
-def test_there_are_five_homeworks():
-    assert len(MASTERS) >= 5, f"expected at least 5 masters in exercises/, found {HWS}"
+def test_there_are_six_homeworks():
+    assert len(MASTERS) >= 6, f"expected at least 6 masters in exercises/, found {HWS}"
+    assert "hw11_sgemm" in HWS and "hw11_sgemm" in homework.assignments()
+
+
+# the kernels each chapter is about, graded by the chapter's own check in the matching homework
+# (issue 14 item 18, issue 17 item 5): {hw: {question: check called by its hidden test}}
+CHAPTER_KERNELS = {
+    "hw05_06_memory": {"q5": "tiling.check_tiled_matmul", "q6": "tiling.check_padded_transpose"},
+    "hw07_08_reduction": {"q5": "tree_reduction.check_tree_reduce"},
+    "hw09_10_formats_amdahl": {"q4": "precision.check_native_format_choice",
+                               "q6": "mma_fragments.check_fragment_load"},
+    "hw11_sgemm": {"q1": "sgemm.check_register_blocking"},
+}
+
+
+@pytest.mark.parametrize("hw", sorted(CHAPTER_KERNELS))
+def test_hidden_tests_call_the_chapter_checks(assigned, hw):
+    """Each of these questions' hidden test calls the chapter's check under timed() after
+    assert_untampered(), and the question has a public (form) test as well, except widget q4."""
+    tests = os.path.join(assigned[hw]["dir"], "autograder", "tests")
+    for q, check in CHAPTER_KERNELS[hw].items():
+        text = open(os.path.join(tests, f"{q}.py")).read()
+        assert f"g.timed({check}, " in text and "g.assert_untampered()" in text, (hw, q, text)
+        assert "hidden=True" in text
+        if q != "q4":
+            assert "hidden=False" in text, (hw, q)
 
 
 @pytest.mark.parametrize("hw", HWS)

@@ -173,3 +173,89 @@ SUBMISSIONS.update({
                               "scores": {"q1": 4, "q2": 1, "q3": 1, "q4": 0},
                               "message": "gpulab.checks.warp.MIN_SHUFFLES was replaced"},
 })
+
+
+# ---- the shared-memory tree (q5), issue 14 item 18 --------------------------------------------
+
+_TREE = '''
+@cuda.jit
+def tree_sum(partial, values):
+    s = cuda.shared.array(256, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = values[i] if GUARD else float32(0.0)
+    cuda.syncthreads()
+    stride = 128
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        ROUND_BARRIER
+        stride //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
+'''
+
+
+def _tree(guard="i < values.shape[0]", barrier="cuda.syncthreads()"):
+    return _TREE.replace("GUARD", guard).replace("ROUND_BARRIER", barrier)
+
+
+# a round reads what another warp added in the round before: the simulator reports the race
+TREE_NO_ROUND_BARRIER = _tree(barrier="pass                   # missing: cuda.syncthreads()")
+TREE_OFF_BY_ONE = _tree(guard="i <= values.shape[0]")
+
+# right sums, 2 barriers, but thread 0 adds up the block alone: 256 loads where a tree needs 48
+TREE_SERIAL = '''
+@cuda.jit
+def tree_sum(partial, values):
+    s = cuda.shared.array(256, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = values[i] if i < values.shape[0] else float32(0.0)
+    cuda.syncthreads()
+    if t == 0:
+        acc = float32(0.0)
+        for k in range(256):
+            acc += s[k]
+        partial[cuda.blockIdx.x] = acc
+'''
+
+# the serial sum again, with the check's load limit rebound so that it would pass
+TAMPER_TREE_BOUND = TREE_SERIAL + '''
+import gpulab.checks.tree_reduction as tr
+tr.tree_load_bound = lambda block, items_per_thread=1: 10 ** 9
+'''
+
+# correct: an explicit signature, the stride from blockDim, rounds as a for loop over shifts
+STYLE_TREE = '''
+@cuda.jit("void(float32[:], float32[:])")
+def tree_sum(partial, values):
+    s = cuda.shared.array(256, float32)
+    t = cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + t
+    v = float32(0.0)
+    if i < values.shape[0]:
+        v = values[i]
+    s[t] = v
+    cuda.syncthreads()
+    for r in range(7, -1, -1):
+        stride = 1 << r
+        if t < stride:
+            s[t] = s[t] + s[t + stride]
+        cuda.syncthreads()
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
+'''
+
+SUBMISSIONS["tamper_warp_constants"]["scores"]["q5"] = 1     # q5 runs after the tampering cell
+SUBMISSIONS.update({
+    "tree_missing_round_barrier": {"group": "wrong_answers", "replace": {"def tree_sum": TREE_NO_ROUND_BARRIER},
+                                   "scores": {"q5": 0}},
+    "tree_serial_thread0": {"group": "serial_lanes", "replace": {"def tree_sum": TREE_SERIAL}, "scores": {"q5": 1}},
+    "tree_off_by_one_guard": {"group": "tree_edges", "replace": {"def tree_sum": TREE_OFF_BY_ONE},
+                              "scores": {"q5": 1}},
+    "tamper_tree_bound": {"group": "tree_hostile", "replace": {"def tree_sum": TAMPER_TREE_BOUND},
+                          "scores": {"q5": 1}, "flags": ["imports the checkers"],
+                          "message": "gpulab.checks.tree_reduction.tree_load_bound was replaced"},
+    "correct_tree_style": {"group": "chaos", "replace": {"def tree_sum": STYLE_TREE}},
+})
