@@ -254,3 +254,23 @@ def test_atomic_counts_rule():
     # float max is a compare-and-swap loop in numba-cuda: never a RED
     assert metrics.atomic_counts("global", "max", active, result_used=False, kind="f") == {
         metrics.GLOBAL_ATOM_INSTRUCTIONS: 2, metrics.GLOBAL_ATOM_REQUESTS: 2}
+
+
+@cuda.jit
+def cas_old_form(a, got):
+    i = cuda.grid(1)
+    got[i] = cuda.atomic.compare_and_swap(a, 0, 7)
+
+
+def test_compare_and_swap_is_cas_on_element_zero():
+    a, got = np.zeros(2, np.uint32), np.zeros(32, np.uint32)
+    rep = gpulab.launch(cas_old_form, 1, 32, a, got, backend="sim")
+    assert list(a) == [7, 0] and got[0] == 0 and (got[1:] == 7).all()
+    assert rep.intrinsics["atomic.cas"] == 1
+
+
+def test_an_atomic_the_table_lacks_is_named():
+    sim = SimCuda(Context(Layout((1, 1, 1), (32, 1, 1)), "k", 0, 10, None), 0)
+    with pytest.raises(errors.UnsupportedFeature, match="cuda.atomic.mul .*cas"):
+        sim.atomic.mul
+

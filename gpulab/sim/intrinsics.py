@@ -100,6 +100,26 @@ class _Atomic:
             ctx.count(name, n)
         return ary.atomic(op.name, idx, *vals)
 
+    def compare_and_swap(self, ary, old, val, **kwargs):
+        """numba-cuda's older form, ``cas`` on element 0 of a 1-D array; returns the old value."""
+        if getattr(ary, "_gpulab_array", False) and ary.ndim != 1:
+            self._sim.ctx.error(errors.KernelPythonError,
+                                f"cuda.atomic.compare_and_swap needs a 1-D array; `{ary.name}` "
+                                f"has {ary.ndim} dimensions.", hint="use cuda.atomic.cas(ary, idx, "
+                                "old, val), which takes an index.")
+        return self._do(atomics.OPS["cas"], ary, 0, (old, val),
+                        kwargs.pop(RESULT_UNUSED, False))
+
+    def __getattr__(self, name):
+        """An atomic the table lacks: say which ones exist."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._sim.ctx.error(errors.UnsupportedFeature,
+                            f"cuda.atomic.{name} is not supported by gpulab's simulator (it has "
+                            f"{', '.join(sorted(atomics.OPS))} and compare_and_swap).",
+                            hint="use the GPU backend for it, or add it to gpulab/sim/atomics.py "
+                                 "(CONTRIBUTING.md, \"Extending the simulator\").")
+
 
 def _atomic_method(op):
     """``cuda.atomic.<op.attr>(ary, idx, *values)`` for one entry of the op table."""
