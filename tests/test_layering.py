@@ -12,7 +12,6 @@ modules it imports) and the violations, of this checkout or of another one at RO
 """
 import ast
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
