@@ -110,7 +110,8 @@ def main() -> int:
     res["method"] = ("MEASURED values come from reduction.json and latency.json as recorded; DERIVED = "
                      "resident threads (gpulab occupancy) x loads in flight per thread x bytes per load, "
                      "and Little's law: bytes in flight needed = bandwidth x DRAM latency / SMs")
-    res["sources"] = {"reduction": results.load("reduction")["environment"].get("when_utc"),
+    red_env = results.load("reduction")["environment"]
+    res["sources"] = {"reduction": red_env.get("date_utc") or red_env.get("when_utc"),
                       "latency": (lat.get("environment") or {}).get("date_utc") or (lat.get("environment") or {}).get("when_utc")}
     res["environment"] = environment() if resources else {"command": command(), "gpu": None,
                                                           "note": "derived on a CPU"}

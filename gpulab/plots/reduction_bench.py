@@ -25,10 +25,10 @@ def summary(res: dict | None) -> str:
     if not res:
         return ("No GPU measurements in this copy: run `python benchmarks/reduction.py` on a "
                 "machine with an NVIDIA GPU; it writes benchmarks/results/reduction.json.")
-    env = res.get("environment", {})
-    lines = [f"measured on {env.get('gpu')}, {env.get('when_utc')}",
-             f"  driver {env.get('nvidia_smi') or env.get('cuda_driver_api')}; "
-             f"numba-cuda {env.get('numba-cuda')}"]
+    env = res.get("environment", {})      # benchenv's keys, or those of files written before it
+    lines = [f"measured on {env.get('gpu')}, {env.get('date_utc') or env.get('when_utc')}",
+             f"  driver {env.get('driver') or env.get('nvidia_smi') or env.get('cuda_driver_api')}; "
+             f"numba-cuda {env.get('numba_cuda') or env.get('numba-cuda')}"]
     lines.append("per-block sums, 256 threads per block:")
     lines.append(f"  {'elements':>11}  {'tree GB/s':>9}  {'shfl GB/s':>9}  {'shfl/tree':>9}")
     for r in res.get("block_sums", []):
