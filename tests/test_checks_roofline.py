@@ -32,6 +32,14 @@ def shifted_copy(out, a):
         out[i + 1] = a[i]
 
 
+@cuda.jit
+def small_only_copy(out, a):
+    """Right on small arrays, does nothing on large ones: must not pass on a tiny time."""
+    i = cuda.grid(1)
+    if out.shape[0] <= 65536 and i < out.shape[0]:
+        out[i] = a[i]
+
+
 def test_book_copy_passes():
     r = check_copy_efficiency(km.copy, n=N, seed=0)
     assert r, r.message
@@ -80,3 +88,9 @@ def test_fraction_matches_bytes_over_bandwidth_and_time():
     frac, p = copy_fraction(km.copy, N)
     assert frac == pytest.approx(8 * N / p.dram_bytes_per_s / p.time_s)
     assert 0 < frac < 1
+
+
+def test_copy_that_skips_large_arrays_fails_on_bytes_moved():
+    r = check_copy_efficiency(small_only_copy, n=N, seed=5)
+    assert not r
+    assert "every element" in r.message

@@ -81,6 +81,11 @@ def check_copy_efficiency(kernel, grid=None, block=256, n=2 ** 24, min_ratio=0.8
         frac, p = copy_fraction(kernel, n, grid, block, gpu, budget_s)
     except Exception as e:  # noqa: BLE001
         return CheckResult(False, f"predicting n = {n:,}: {type(e).__name__}: {e}")
+    moved = {k: p.metrics.get(f"dram__bytes_{k}.sum", 0.0) / (4 * n) for k in ("read", "write")}
+    if min(moved.values()) < 0.95:
+        return CheckResult(False, f"at n = {n:,} the prediction reads {moved['read']:.0%} and writes "
+                                  f"{moved['write']:.0%} of the array's bytes: a copy must read and "
+                                  f"write every element at every size, not only small ones")
     from gpulab.kernels import memory as km
     ref, pr = copy_fraction(km.copy, n, None, 256, gpu, budget_s)
     need = min_ratio * ref
