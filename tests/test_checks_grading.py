@@ -534,6 +534,7 @@ CHAPTER_KERNELS = [      # hw, submission, cell key, kernel, check, None (passes
     ("hw11_sgemm", "correct_styles", "def sgemm_1d", "sgemm_1d", _sgemm, None),
     ("hw11_sgemm", "plain_shared_tiles", "def sgemm_1d", "sgemm_1d", _sgemm, "global load requests"),
     ("hw11_sgemm", "a_from_global_memory", "def sgemm_1d", "sgemm_1d", _sgemm, "global load requests"),
+    ("hw11_sgemm", "transposed_a_staging", "def sgemm_1d", "sgemm_1d", _sgemm, "sectors per global load request"),
     ("hw11_sgemm", "hard_coded_k", "def sgemm_1d", "sgemm_1d", _sgemm, "out-of-bounds"),
     ("hw11_sgemm", "missing_second_barrier", "def sgemm_1d", "sgemm_1d", _sgemm, "race"),
 ]

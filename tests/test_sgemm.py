@@ -204,6 +204,63 @@ def test_check_rejects_a_kernel_that_skips_the_work():
     assert not res and "elements wrong" in res.message
 
 
+def _staged(stage_a, shape, read):
+    """The step kernel with A's tile staged by ``stage_a`` into a shared array of ``shape``."""
+    src = f"""
+from numba import cuda, float32
+
+@cuda.jit
+def kernel(c, a, b):
+    sa = cuda.shared.array({shape}, float32)
+    sb = cuda.shared.array((8, 64), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    t = ty * 64 + tx
+    row0, col0 = cuda.blockIdx.y * 64, cuda.blockIdx.x * 64
+    acc = cuda.local.array(8, float32)
+    for i in range(8):
+        acc[i] = float32(0.0)
+    for k0 in range(0, a.shape[1], 8):
+        {stage_a}
+        sb[ty, tx] = b[k0 + ty, col0 + tx]
+        cuda.syncthreads()
+        for kk in range(8):
+            bv = sb[kk, tx]
+            for i in range(8):
+                acc[i] += {read} * bv
+        cuda.syncthreads()
+    for i in range(8):
+        c[row0 + ty * 8 + i, col0 + tx] = acc[i]
+"""
+    import importlib.util
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(src)
+    spec = importlib.util.spec_from_file_location(Path(f.name).stem, f.name)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.kernel
+
+
+# A staged transposed: lanes tx read 32 rows of A, one float each (18 sectors per load request
+# with B's 4), and sa[tx, ty] puts 8 lanes in one bank; right values, few requests
+_TRANSPOSED_A = ("sa[tx, ty] = a[row0 + tx, k0 + ty]", "(64, 8)", "sa[ty * 8 + i, kk]")
+# coalesced loads, A stored k-major: 8-way store conflicts unpadded, none padded by 4
+_K_MAJOR = ("sa[t % 8, t // 8] = a[row0 + t // 8, k0 + t % 8]", "(8, 64)", "sa[kk, ty * 8 + i]")
+_K_MAJOR_PAD4 = (_K_MAJOR[0], "(8, 68)", _K_MAJOR[2])
+
+
+def test_check_requires_coalesced_conflict_free_staging():
+    res = chk.check_register_blocking(_staged(*_TRANSPOSED_A), seed=6)
+    assert not res
+    assert "18.0 sectors per global load request (coalesced tile loads need 4)" in res.message
+    assert "sa[t // 8, t % 8]" in res.message
+    res = chk.check_register_blocking(_staged(*_K_MAJOR), seed=6)
+    assert not res and "bank conflicts on stores" in res.message and "pad" in res.message
+    res = chk.check_register_blocking(_staged(*_K_MAJOR_PAD4), seed=6)
+    assert res, res.message
+    assert "4 sectors per load request, no bank conflicts" in res.message
+
+
 # ------------------------------------------------------------------ recorded H200 results
 
 def test_recorded_h200_run_is_consistent():

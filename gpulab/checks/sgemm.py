@@ -3,7 +3,9 @@
 :func:`check_register_blocking` runs the reader's kernel on gpulab's simulator on fresh random
 inputs of several sizes, computes the float64 reference only after the kernel has run, and then
 counts what the step is about: global load requests per multiply-add, which must fall to at most
-what a 64 x 64 block tile allows, a quarter of chapter 06's 16 x 16 shared-tile kernel.
+what a 64 x 64 block tile allows, a quarter of chapter 06's 16 x 16 shared-tile kernel; and how
+the tiles are staged: coalesced global loads (at most 4 sectors per request, 32 lanes x 4 bytes)
+and no shared-memory bank conflicts, as chapters 05 and 06 teach.
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from gpulab import metrics
 from gpulab.checks.result import CheckResult
 from gpulab.checks.tiling import _mismatch, _warps, launch_or_fail, matmul_load_bound
 
-__all__ = ["check_register_blocking", "register_blocking_load_bound", "BM", "BN", "BK", "TM"]
+__all__ = ["check_register_blocking", "register_blocking_load_bound", "coalesced_sectors",
+           "BM", "BN", "BK", "TM"]
 
 BM, BN, BK, TM = 64, 64, 8, 8      # the exercise's block tile, K step and outputs per thread
 
@@ -24,6 +27,12 @@ def register_blocking_load_bound(m: int, k: int, n: int) -> int:
     one element of each)."""
     grid = (n // BN, m // BM)
     return 2 * (k // BK) * _warps(grid, (BN, BM // TM))
+
+
+def coalesced_sectors() -> int:
+    """Sectors one warp's float32 load touches when its 32 lanes read 32 consecutive, aligned
+    floats (or 4 rows of 8, as A's 64 x 8 tile is read): 32 x 4 bytes / 32-byte sectors = 4."""
+    return metrics.WARP * 4 // metrics.SECTOR_BYTES
 
 
 def _sizes(rng):
@@ -41,7 +50,9 @@ def check_register_blocking(kernel, seed=None, backend: str = "sim") -> CheckRes
 
     Right values on every size; then (simulator) at most :func:`register_blocking_load_bound`
     global load requests (a kernel that re-stages tiles per output, or reads A or B from global
-    memory in its inner loop, issues more) and shared-memory loads in use."""
+    memory in its inner loop, issues more), shared-memory loads in use, at most
+    :func:`coalesced_sectors` sectors per global load request (a warp reading 32 rows of A, one
+    float each, needs 32) and no shared-memory bank conflicts on loads or stores."""
     rng = np.random.default_rng(seed)
     ld_req = metrics.GLOBAL_REQUESTS["ld"]
     sh_ld = metrics.SHARED_INSTRUCTIONS["ld"]
@@ -75,8 +86,26 @@ def check_register_blocking(kernel, seed=None, backend: str = "sim") -> CheckRes
         if not rep.metrics.get(sh_ld, 0):
             return CheckResult(False, f"{case}: right values with few global loads, but no shared-memory "
                                       f"loads: the exercise is to reuse tiles staged in shared memory")
+        sectors, ideal = rep.sectors_per_request("ld"), coalesced_sectors()
+        if sectors > ideal:
+            return CheckResult(False, f"{case}: right values, but {sectors:.1f} sectors per global load "
+                                      f"request (coalesced tile loads need {ideal}): consecutive lanes "
+                                      f"(tx) must read consecutive addresses. Stage A with the flat thread "
+                                      f"index t = ty * 64 + tx, sa[t // 8, t % 8] = a[row0 + t // 8, "
+                                      f"k0 + t % 8], not a[row0 + tx, k0 + ty] (one row, one sector per lane)")
+        for op in ("ld", "st"):
+            conflicts = rep.bank_conflicts(op)
+            if conflicts:
+                wf = rep.wavefronts_per_instruction(op)
+                return CheckResult(False, f"{case}: right values, but {conflicts} shared-memory bank "
+                                          f"conflicts on {'loads' if op == 'ld' else 'stores'} ({wf:.1f} "
+                                          f"wavefronts per instruction; 1 is conflict-free): lanes of a "
+                                          f"warp hit one bank at different addresses. Store A's tile row-"
+                                          f"major, sa[t // 8, t % 8], or pad a k-major tile "
+                                          f"(cuda.shared.array((8, 64 + 4), float32))")
         ratios.append(req / tiled)
     return CheckResult(True, f"C = A B right on {len(sizes)} sizes "
                              f"({', '.join(f'{m}x{k}x{n}' for m, k, n in sizes)}), with "
                              f"{max(ratios) if ratios else float('nan'):.3g} of the 16 x 16 shared-tile "
-                             f"kernel's global load requests")
+                             f"kernel's global load requests, {coalesced_sectors()} sectors per load request, "
+                             f"no bank conflicts")
