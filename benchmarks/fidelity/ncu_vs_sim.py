@@ -10,6 +10,9 @@ The same in steps:
         python benchmarks/fidelity/ncu_vs_sim.py gpu
 Anywhere (no GPU needed), to compare and write benchmarks/results/fidelity.json:
     python benchmarks/fidelity/ncu_vs_sim.py compare ncu.csv
+``all`` also records where it ran (benchenv.environment() plus ncu's version) under the key
+"environment", as every results file does; ``compare`` keeps the "environment" block already in
+fidelity.json only when told the CSV came from that run (``--keep-env``), and otherwise writes none.
 """
 import contextlib
 import csv
@@ -22,6 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
+sys.path.insert(0, str(HERE.parent))
 
 import kernels  # noqa: E402
 
@@ -99,6 +103,25 @@ def compare(path):
     return result, mismatches
 
 
+def ncu_version():
+    """The last line of ``ncu --version`` (e.g. "Version 2025.3.0.0 (build ...)"), None without ncu."""
+    try:
+        out = subprocess.run(["ncu", "--version"], capture_output=True, text=True, timeout=60)
+        lines = out.stdout.strip().splitlines()
+        return lines[-1].strip() if lines else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def run_environment():
+    """Where the GPU step ran: the record of benchmarks/benchenv.py, plus ncu's version and options."""
+    from benchenv import environment
+    env = environment()
+    env["ncu"] = ncu_version()
+    env["ncu_options"] = "--clock-control none"
+    return env
+
+
 def profile(csv_path):
     """Run this script's ``gpu`` step under Nsight Compute, writing its CSV log to ``csv_path``."""
     cmd = ["ncu", "--clock-control", "none", "--csv", "--log-file", str(csv_path),
@@ -114,23 +137,30 @@ def main():
     elif cmd == "gpu":
         run_gpu()
     elif cmd == "all":
+        env = run_environment()
         profile(HERE / "ncu_h200.csv")
         text = io.StringIO()
         with contextlib.redirect_stdout(text):
-            report(HERE / "ncu_h200.csv")
+            report(HERE / "ncu_h200.csv", env)
         (HERE / "ncu_h200_compare.txt").write_text(text.getvalue())
         print(text.getvalue(), end="")
     elif cmd == "compare":
-        report(sys.argv[2])
+        env = None
+        if "--keep-env" in sys.argv[3:]:
+            old = HERE.parent / "results" / "fidelity.json"
+            env = json.loads(old.read_text()).get("environment") if old.is_file() else None
+        report(sys.argv[2], env)
     else:
         print(__doc__)
 
 
-def report(path):
-    """Compare ncu's log at ``path`` with the simulator, write fidelity.json, print the table."""
+def report(path, env=None):
+    """Compare ncu's log at ``path`` with the simulator, write fidelity.json (with ``env`` under
+    "environment" when given: where the GPU step ran), print the table."""
     result, bad = compare(path)
     out = HERE.parent / "results" / "fidelity.json"
-    out.write_text(json.dumps(result, indent=1) + "\n")
+    record = ({"environment": env} if env else {}) | result
+    out.write_text(json.dumps(record, indent=1) + "\n")
     w = max(len(k) for k in result)
     print(f"{'kernel':<{w}}  sect/req ld (ncu/sim)  st      wavefronts/inst ld   st      thr/inst (ncu/sim)")
     for k, r in result.items():

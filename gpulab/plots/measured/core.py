@@ -80,8 +80,8 @@ _VERSION_KEYS = (("numba", ("numba",)), ("numba-cuda", ("numba_cuda", "numba-cud
 
 def environment(res: dict, name: str | None = None) -> dict:
     """GPU, driver, date and versions recorded in one results file, under uniform keys
-    (missing ones are left out). ``name`` enables the per-file fallbacks: fidelity.json has no
-    environment block, so its "Recorded run" line in benchmarks/fidelity/README.md is used."""
+    (missing ones are left out). ``name`` enables the per-file fallbacks: a fidelity.json without
+    an environment block is labelled from the "Recorded run" line of benchmarks/fidelity/README.md."""
     env = {}
     gpu = _first(res, "gpu", "device")
     if not gpu and isinstance(res.get("describe"), str):       # run_notebooks.py: gpulab.describe()
