@@ -83,10 +83,12 @@ def resolve_backend(backend):
 # The longest simulated launch in chapters 02-10 and the homework took 0.6 s here (measured with
 # GPULAB_LAUNCH_LOG, 2 cores, under load), so 4 s leaves a margin of six.
 DEFAULT_TIMEOUT_S = 4.0
+#: the simulator's step budget (statements plus loop iterations) per launch
+DEFAULT_MAX_STEPS = 200_000
 
 
 def launch(kernel, grid, block, *args, backend="auto", shared_bytes=0, trace=(0, 0),
-           max_steps=200_000, timeout_s=DEFAULT_TIMEOUT_S):
+           max_steps=DEFAULT_MAX_STEPS, timeout_s=DEFAULT_TIMEOUT_S):
     """Launch ``kernel[grid, block](*args)`` on a backend and return a :class:`Report`.
 
     numpy arrays are updated in place on every backend. ``trace=(block, warp)`` picks the warp

@@ -15,7 +15,7 @@ otter = pytest.importorskip("otter", reason="otter-grader is not installed")
 
 @pytest.fixture
 def fresh_snapshot(monkeypatch):
-    monkeypatch.setattr(grading, "_SNAPSHOT", None)
+    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
     grading.snapshot()
     assert grading.tamper_findings() == []
     yield monkeypatch
@@ -30,7 +30,12 @@ def lenient(kernel, block=128, seed=None, sizes=None, backend="sim"):
 
 def _changes():
     from gpulab import metrics
+    import sys
+
     from gpulab.checks import amdahl, divergence, result, vector, warp
+    from gpulab.sim import eager, typecheck
+
+    launch_mod = sys.modules["gpulab.launch"]       # gpulab.launch is the function
 
     return [
         ("gpulab.checks.warp.SHARED_LD", lambda m: m.setattr(warp, "SHARED_LD", "nothing")),
@@ -50,6 +55,15 @@ def _changes():
         ("gpulab.checks.result.CheckResult.__bool__",
          lambda m: m.setattr(result.CheckResult.__bool__, "__code__", (lambda self: True).__code__)),
         ("numpy.pi", lambda m: m.setattr(__import__("numpy"), "pi", 3.0)),
+        # what decides how a kernel is judged, outside gpulab.checks: numba's type check, the
+        # simulator's time budget, eager compilation of kernels with a signature
+        ("gpulab.sim.typecheck.check", lambda m: m.setattr(typecheck, "check", lambda *a, **k: None)),
+        ("gpulab.sim.typecheck.enabled",
+         lambda m: m.setattr(typecheck.enabled, "__code__", (lambda: False).__code__)),
+        ("gpulab.launch.DEFAULT_TIMEOUT_S", lambda m: m.setattr(launch_mod, "DEFAULT_TIMEOUT_S", 1e9)),
+        ("gpulab.launch.launch", lambda m: m.setattr(
+            launch_mod.launch, "__kwdefaults__", {**launch_mod.launch.__kwdefaults__, "timeout_s": 1e9})),
+        ("gpulab.sim.eager.jit", lambda m: m.setattr(eager, "jit", lambda *a, **k: None)),
     ]
 
 
@@ -221,3 +235,34 @@ def test_replacing_random_is_found(fresh_snapshot):
 
     fresh_snapshot.setattr(random, "Random", lambda seed=None: random.Random(0))
     assert "random.Random was replaced" in grading.tamper_findings(limit=0)
+
+
+# ---- the package's own parts (issue 18 item 4) -----------------------------------------------
+
+def test_reloading_the_package_restores_every_part(monkeypatch):
+    """The hidden tests reload gpulab.grading: a part a submission patched (a constant, a
+    function in a submodule) is as on disk again, and the tamper snapshot survives."""
+    import importlib
+
+    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
+    grading.snapshot()
+    grading.limits.DEFAULT_TEST_TIMEOUT = 10 ** 6
+    grading.tamper.tamper_findings = lambda limit=10: []
+    g = importlib.reload(grading)
+    assert g.limits.DEFAULT_TEST_TIMEOUT == 60 and g.DEFAULT_TEST_TIMEOUT == 60
+    assert g.tamper_findings is g.tamper.tamper_findings and g.tamper_findings() == []
+    assert g.tamper._SNAPSHOT, "the snapshot must survive the reload"
+    from gpulab.checks import vector
+    monkeypatch.setattr(vector, "check_saxpy", lambda *a, **k: True)
+    assert any("check_saxpy" in f for f in g.tamper_findings())
+    monkeypatch.undo()
+    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
+
+
+def test_run_one_is_a_module_with_a_usage_line():
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "gpulab.grading.run_one"], capture_output=True, text=True,
+                       env={**__import__("os").environ, "GPULAB_QUIET": "1"})
+    assert p.returncode != 0 and "usage: python -m gpulab.grading.run_one" in p.stderr

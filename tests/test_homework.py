@@ -362,7 +362,7 @@ def test_timed_stops_an_endless_function():
 def test_tamper_findings_sees_a_replaced_check(monkeypatch):
     from gpulab.checks import vector
 
-    monkeypatch.setattr(grading, "_SNAPSHOT", None)
+    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
     grading.snapshot()
     assert grading.tamper_findings() == []
     monkeypatch.setattr(vector, "check_saxpy", lambda *a, **k: True)
@@ -371,7 +371,7 @@ def test_tamper_findings_sees_a_replaced_check(monkeypatch):
     with pytest.raises(AssertionError):
         grading.assert_untampered()
     monkeypatch.undo()
-    monkeypatch.setattr(grading, "_SNAPSHOT", None)
+    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
 
 
 def test_suspicious_patterns(tmp_path):

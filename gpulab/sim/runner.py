@@ -146,9 +146,15 @@ def _wrap_args(ctx, args, names):
     return wrapped
 
 
-def run(kernel, layout, args, *, shared_bytes=0, trace=(0, 0), max_steps=200_000,
-        timeout_s=4.0):
-    """Execute ``kernel`` over ``layout`` on the simulator; return the finished Context."""
+def run(kernel, layout, args, *, shared_bytes=0, trace=(0, 0), max_steps=None,
+        timeout_s=None):
+    """Execute ``kernel`` over ``layout`` on the simulator; return the finished Context.
+    ``max_steps`` and ``timeout_s`` default to the launch layer's budgets
+    (``gpulab.launch.DEFAULT_MAX_STEPS``, ``DEFAULT_TIMEOUT_S``), kept in one place there."""
+    if max_steps is None or timeout_s is None:
+        from gpulab.launch import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT_S   # launch imports us
+        max_steps = DEFAULT_MAX_STEPS if max_steps is None else max_steps
+        timeout_s = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
     fn = python_function(kernel)
     if fn is None:
         raise errors.LaunchConfigError(

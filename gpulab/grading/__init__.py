@@ -1,0 +1,43 @@
+"""Grading support for the homework in ``exercises/`` (Otter-Grader 7).
+
+Otter runs a submission top to bottom in one Jupyter kernel and then runs the tests *in that
+same kernel*, so a submission can hang the grader or change the functions the tests call. The
+parts, one job each:
+
+- :mod:`.limits`: :func:`timed` (a student's function with a time limit, raising
+  :class:`TimeLimit`), per-test and per-cell limits, and nbclient's own limit;
+- :mod:`.tamper`: :func:`snapshot`, :func:`tamper_findings` / :func:`assert_untampered` (what the
+  submission replaced or changed in place) and :func:`suspicious` (patterns for the CSV);
+- :mod:`.plugin`: :class:`GradingGuard`, the Otter plugin every master names;
+- :mod:`.cli`: ``python -m gpulab.grading grade | assign | otter ...``; :mod:`.run_one` grades
+  one submission in a subprocess.
+
+The hidden tests call ``importlib.reload(gpulab.grading)`` to get the helpers as on disk, not
+as a submission left them: reloading this package reloads its parts too.
+Limits (in-process grading cannot be made tamper-proof): see ``exercises/README.md``.
+"""
+from __future__ import annotations
+
+import importlib as _importlib
+import sys as _sys
+
+_PARTS = ("limits", "tamper", "plugin", "cli")
+for _part in _PARTS:      # on importlib.reload(gpulab.grading): every part fresh from disk
+    if f"{__name__}.{_part}" in _sys.modules:
+        _importlib.reload(_sys.modules[f"{__name__}.{_part}"])
+
+from . import cli, limits, plugin, tamper  # noqa: E402
+from .cli import DEFAULT_SUBMISSION_TIMEOUT, assign_all, grade_folder, grade_one, main  # noqa: E402
+from .limits import (DEFAULT_CELL_TIMEOUT, DEFAULT_TEST_TIMEOUT, EXPORT_CELL_FACTOR,  # noqa: E402
+                     CellTimeLimit, TimeLimit, install_cell_time_limit, install_test_time_limit,
+                     patch_nbclient, per_test_seconds, time_limit, timed)
+from .plugin import GUARD_CELL, GradingGuard, use_python3_kernel  # noqa: E402
+from .tamper import (SENSITIVE, SUSPICIOUS, assert_untampered, snapshot, suspicious,  # noqa: E402
+                     tamper_findings)
+
+__all__ = ["TimeLimit", "CellTimeLimit", "timed", "time_limit", "per_test_seconds",
+           "install_cell_time_limit", "install_test_time_limit", "patch_nbclient", "snapshot",
+           "tamper_findings", "assert_untampered", "suspicious", "GradingGuard", "GUARD_CELL",
+           "use_python3_kernel", "grade_one", "grade_folder", "assign_all", "main",
+           "DEFAULT_CELL_TIMEOUT", "DEFAULT_TEST_TIMEOUT", "EXPORT_CELL_FACTOR",
+           "DEFAULT_SUBMISSION_TIMEOUT", "SENSITIVE", "SUSPICIOUS"]

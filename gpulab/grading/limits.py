@@ -1,0 +1,194 @@
+"""Time limits for grading: a student's function (:func:`timed`), one Otter test case
+(:func:`install_test_time_limit`), one notebook cell (:func:`install_cell_time_limit`) and
+Otter's notebook client (:func:`patch_nbclient`), so a hang costs only its own test or cell."""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+
+__all__ = ["TimeLimit", "CellTimeLimit", "time_limit", "timed", "per_test_seconds",
+           "install_test_time_limit", "install_cell_time_limit", "patch_nbclient",
+           "DEFAULT_CELL_TIMEOUT", "DEFAULT_TEST_TIMEOUT", "EXPORT_CELL_FACTOR"]
+
+#: seconds a notebook cell may run during grading (override: GPULAB_CELL_TIMEOUT)
+DEFAULT_CELL_TIMEOUT = 120
+#: seconds one Otter test case may run (override: GPULAB_TEST_TIMEOUT)
+DEFAULT_TEST_TIMEOUT = 60
+#: Otter's final cell runs every test: it may run this many times the cell limit
+EXPORT_CELL_FACTOR = 10
+#: Otter's last cell (runs every test); the cell time limit leaves it alone
+_EXPORT_MARK = "Checker.check_if_not_already_checked"
+
+
+class TimeLimit(TimeoutError):
+    """A student's function ran past its time limit inside a test (an ordinary exception)."""
+
+
+class CellTimeLimit(BaseException):
+    """A notebook cell ran past the grading time limit. BaseException, so that a student's
+    ``except Exception`` in a loop does not swallow it."""
+
+
+def _unblock_alarm():
+    """Undo a submission's ``signal.pthread_sigmask(SIG_BLOCK, {SIGALRM})``, which would
+    silence every time limit from then on."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, what: str = "the function"):
+    """Raise :class:`TimeLimit` in the block after ``seconds`` (SIGALRM; only in the main
+    thread, elsewhere the block is unlimited). An enclosing limit is kept: the shorter wins, and
+    the outer one is re-armed with what is left of it on the way out."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    _unblock_alarm()
+    outer_handler = signal.getsignal(signal.SIGALRM)
+    outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
+    start = time.monotonic()
+
+    def on_alarm(signum, frame):
+        raise TimeLimit(f"{what} ran longer than {seconds:g} s (an endless loop?)")
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left else seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, outer_handler)
+        if outer_left:
+            signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer_left - (time.monotonic() - start)))
+
+
+def timed(fn, seconds: float = 30.0):
+    """Wrap ``fn`` so that one call raises :class:`TimeLimit` after ``seconds`` (see
+    :func:`time_limit`)."""
+    if not callable(fn):
+        return fn
+
+    def call(*args, **kwargs):
+        with time_limit(seconds, getattr(fn, "__name__", "the function")):
+            return fn(*args, **kwargs)
+
+    call.__name__ = getattr(fn, "__name__", "call")
+    call.__wrapped__ = fn
+    return call
+
+
+def per_test_seconds() -> float:
+    """Seconds one Otter test case may run: GPULAB_TEST_TIMEOUT, else the smaller of
+    :data:`DEFAULT_TEST_TIMEOUT` and the cell limit (a test run by a ``grader.check`` cell must
+    fit in that cell anyway)."""
+    if os.environ.get("GPULAB_TEST_TIMEOUT"):
+        return float(os.environ["GPULAB_TEST_TIMEOUT"])
+    cell = float(os.environ.get("GPULAB_CELL_TIMEOUT", DEFAULT_CELL_TIMEOUT))
+    return min(float(DEFAULT_TEST_TIMEOUT), cell)
+
+
+def install_test_time_limit(seconds: float | None = None):
+    """Run every Otter test case under :func:`time_limit` (``seconds``, default
+    :func:`per_test_seconds`), so a test that hangs (in a student's function, in a literal answer
+    whose ``__float__`` never returns, anywhere) fails alone and the next test still runs.
+
+    Replaces ``ExceptionTestFile.run`` with the same loop plus the limit; the limit is a ``with``
+    block in that loop, so the traceback Otter reads its error line from keeps its shape."""
+    try:
+        from otter.test_files import exception_test as et
+    except Exception:       # Otter not installed: nothing to limit
+        return None
+    seconds = per_test_seconds() if seconds is None else float(seconds)
+    original = getattr(et.ExceptionTestFile.run, "_gpulab_original", et.ExceptionTestFile.run)
+
+    def run(self, global_environment):
+        self.test_case_results = []
+        for tc in self.test_cases:
+            test_case = tc.body
+            passed, message = True, "✅ Test case passed"
+            try:
+                with time_limit(seconds, f"test {tc.name}"):
+                    test_case.call_func(global_environment)
+            except (Exception, SystemExit) as e:     # sys.exit() in a student's function too
+                try:
+                    detail = self._generate_error_message(e)
+                except Exception:       # a traceback of another shape (the limit hit outside)
+                    detail = f"{type(e).__name__}: {e}"
+                passed, message = False, "❌ Test case failed\n" + detail
+            self.test_case_results.append(et.TestCaseResult(test_case=tc, message=message,
+                                                            passed=passed))
+
+    run._gpulab_original = original
+    run.__doc__ = original.__doc__
+    et.ExceptionTestFile.run = run
+    return seconds
+
+
+def install_cell_time_limit(seconds: float | None = None):
+    """Limit every following IPython cell to ``seconds`` (default GPULAB_CELL_TIMEOUT or 120) by
+    raising :class:`CellTimeLimit` in it; Otter's final cell, which runs every test (each under
+    :func:`install_test_time_limit`'s own limit), gets :data:`EXPORT_CELL_FACTOR` times that as a
+    backstop. Returns seconds."""
+    from IPython import get_ipython
+
+    ip = get_ipython()
+    if seconds is None:
+        seconds = float(os.environ.get("GPULAB_CELL_TIMEOUT", DEFAULT_CELL_TIMEOUT))
+    if ip is None or not hasattr(signal, "setitimer"):
+        return None
+
+    def on_alarm(signum, frame):
+        raise CellTimeLimit(f"this cell ran longer than {seconds:g} s during grading and was "
+                            f"stopped (an endless loop?); grading goes on with the next cell")
+
+    def pre(info=None):
+        src = getattr(info, "raw_cell", "") or ""
+        _unblock_alarm()
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL,
+                         seconds * EXPORT_CELL_FACTOR if _EXPORT_MARK in src else seconds)
+
+    def post(result=None):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+    ip.events.register("pre_run_cell", pre)
+    ip.events.register("post_run_cell", post)
+    return seconds
+
+
+
+# ---- nbclient time limits --------------------------------------------------------------------
+
+def patch_nbclient(cell_timeout: float | None = None):
+    """Make the ExecutePreprocessor Otter creates give up on a cell after ``cell_timeout`` + 30 s
+    (Otter's export cell: 10x that), interrupt the kernel and go on with the next cell.
+
+    Backstop for what the in-kernel limit cannot stop: a kernel that never answers (a C call
+    that ignores signals, or ipykernel 7's occasional lost reply, ipython/ipykernel#1471).
+    Otter imports ExecutePreprocessor when it grades, so patching the module attribute works."""
+    import nbconvert.preprocessors as pre
+
+    base = getattr(pre.ExecutePreprocessor, "_gpulab_base", pre.ExecutePreprocessor)
+    limit = float(cell_timeout or os.environ.get("GPULAB_CELL_TIMEOUT", DEFAULT_CELL_TIMEOUT)) + 30
+
+    def timeout_func(cell):
+        return int(limit * EXPORT_CELL_FACTOR) if _EXPORT_MARK in cell.get("source", "") else int(limit)
+
+    class LimitedExecutePreprocessor(base):
+        _gpulab_base = base
+
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.kernel_name = "python3"        # whatever kernel the notebook was saved with
+            self.timeout_func = timeout_func
+            self.interrupt_on_timeout = True
+            self.error_on_timeout = {"ename": "CellTimeout",
+                                     "evalue": f"no reply from the kernel within {limit:g} s",
+                                     "traceback": []}
+
+    pre.ExecutePreprocessor = LimitedExecutePreprocessor
+    return limit
