@@ -86,6 +86,17 @@ class Report:
         ops = ("ld", "st") if op is None else (op,)
         return sum(self._m(metrics.SHARED_BANK_CONFLICTS[o]) for o in ops)
 
+    def accesses_of(self, array=None, space=None, op=None):
+        """The traced warp's memory instructions, in order, filtered by array name, space
+        ("global"/"shared") and op ("ld"/"st"); None matches anything."""
+        if space not in (None, "global", "shared"):
+            raise ValueError(f"space={space!r}: use 'global', 'shared' or None")
+        if op not in (None, "ld", "st"):
+            raise ValueError(f"op={op!r}: use 'ld', 'st' or None")
+        return [a for a in self.accesses
+                if (array is None or a["array"] == array) and (space is None or a["space"] == space)
+                and (op is None or a["op"] == op)]
+
     def line_of(self, text):
         """The LineStats of the first kernel line containing ``text``."""
         for ls in self.lines.values():

@@ -92,8 +92,10 @@ def efficiency_bars(rows, ax=None):
 
 
 def paths_timing(data: dict, ax=None):
-    """GPU time against number of paths (benchmarks/divergence_paths.py), relative to 1 path,
-    for divergent and warp-uniform path choice, with the model T ∝ P as a dashed line."""
+    """GPU time against number of paths (benchmarks/divergence_paths.py), relative to 1 path:
+    the kernel's own time (Nsight Compute) where recorded, and CUDA events around one launch
+    (which include the launch path) for divergent and warp-uniform path choice, with the model
+    T ∝ P as a dotted line."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 5.4))
     rows = data["rows"]
@@ -102,7 +104,15 @@ def paths_timing(data: dict, ax=None):
             rs = sorted((r for r in rows if r["iters"] == iters and r["mode"] == mode),
                         key=lambda r: r["paths"])
             ax.plot([r["paths"] for r in rs], [r["ratio_to_1_path"] for r in rs], style,
-                    label=f"{mode}, {iters}-iteration body")
+                    label=f"{mode}, {iters}-iteration body, CUDA events (includes the launch path)")
+    for iters in sorted({r["iters"] for r in (data.get("ncu") or {}).get("rows") or []}):
+        rs = sorted((r for r in data["ncu"]["rows"] if r["iters"] == iters
+                     and r.get("mode") == "divergent"), key=lambda r: r["paths"])
+        if rs and rs[0]["paths"] == 1:   # the kernel's own time, the primary figure
+            t1 = rs[0]["gpu__time_duration.sum"]
+            ax.plot([r["paths"] for r in rs], [r["gpu__time_duration.sum"] / t1 for r in rs], "D-",
+                    color="black", lw=2,
+                    label=f"divergent, {iters}-iteration body, kernel time (Nsight Compute)")
     p = np.array([1, 32])
     ax.plot(p, p, "k:", lw=1, label="model, paths of equal length: T_warp = P x T_path")
     ax.set_xscale("log", base=2)

@@ -136,6 +136,30 @@ def plot_bandwidth_vs_stride(strides, gbps, copy_gbps=None, ax=None, label=None)
     return ax
 
 
+def copy_bandwidth_lines(bw):
+    """Lines naming each copy kernel's GB/s in a bandwidth.json (benchmarks/bandwidth.py), then
+    torch's device-to-device copy and the best kernel's share of it, when recorded."""
+    cp = bw["copy"]
+    lines = [f"  copy, {name:40s} " + (f"{r['GBps']:7.0f} GB/s" if "GBps" in r else r.get("error", ""))
+             for name, r in cp["kernels"].items()]
+    if "GBps" in cp.get("torch", {}):
+        lines.append(f"  torch device-to-device copy {'':18s} {cp['torch']['GBps']:7.0f} GB/s")
+        lines.append(f"  (best kernel = {cp['best_over_torch']:.0%} of it)")
+    return lines
+
+
+def plot_stride_bandwidth(bw, ax=None):
+    """bandwidth.json's strided reads against the stride, with the best contiguous copy and the
+    run's label as title (events around one launch: the figure includes the launch path)."""
+    s = bw["strided"]
+    ax = plot_bandwidth_vs_stride([r["stride"] for r in s], [r["useful_GBps"] for r in s],
+                                  copy_gbps=bw["copy"]["best_GBps"], ax=ax,
+                                  label="strided read (CUDA events, includes the launch path)")
+    ax.set_title(measured_label(bw), fontsize=9)
+    ax.legend(loc="upper right", bbox_to_anchor=(1.0, 0.9))   # under the copy line, above the points
+    return ax
+
+
 def load_benchmark(name):
     """The JSON a benchmarks/ script wrote (``name`` without .json), or None (see gpulab.results)."""
     from gpulab import results
