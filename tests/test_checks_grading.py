@@ -550,6 +550,27 @@ def test_homework_chapter_kernels_by_their_checks(tmp_path, hw, name, key, kname
         assert not res and why in res.message, res.message
 
 
+@pytest.mark.parametrize("name,why", [
+    ("grid_stride_copy", None),
+    ("chunked_copy", "Needed at least 80% of the book's"),
+    ("unguarded_copy", "out of bounds"),
+])
+def test_hw05_copy_graded_by_predicted_efficiency(tmp_path, name, why):
+    """q7's submissions through the check the hidden test calls, with the submission's own grid."""
+    from gpulab.checks import roofline
+
+    src = _submission("hw05_06_memory", name, "def copy_grid")
+    ns = {"cuda": cuda, "float32": float32, "np": np}
+    path = tmp_path / f"{name}.py"
+    path.write_text(src)
+    exec(compile(src, str(path), "exec"), ns)
+    res = roofline.check_copy_efficiency(ns["copy_kernel"], grid=ns["copy_grid"], block=256)
+    if why is None:
+        assert res and "of the DRAM roofline" in res.message, res.message
+    else:
+        assert not res and why in res.message, res.message
+
+
 def test_fp8_times_int8_is_not_a_native_pair():
     from gpulab.checks import precision
     assert precision.check_native_format_choice({"x": "fp16", "w": "fp16"})

@@ -269,3 +269,54 @@ SUBMISSIONS.update({
     "correct_tiling_styles": {"group": "chaos", "replace": {"def matmul_tiled": STYLE_MATMUL,
                                                             "def transpose": STYLE_TRANSPOSE}},
 })
+
+
+# ---- a copy graded by predicted DRAM efficiency on an H200 (q7, issue 16 item 6) -------------
+
+# correct: a grid-stride loop over a fixed grid (132 SMs x 8 blocks), a while loop
+GRID_STRIDE_COPY = '''
+def copy_grid(n):
+    return 132 * 8
+
+@cuda.jit
+def copy_kernel(out, a):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while i < out.shape[0]:
+        out[i] = a[i]
+        i += stride
+'''
+
+# each thread copies 4 consecutive elements: right values, but a warp's lanes are 16 bytes apart
+# (4x the sectors per request); predicted at about 39% of the DRAM bound against the book's 61%
+CHUNKED_COPY = '''
+def copy_grid(n):
+    return (n + 1023) // 1024
+
+@cuda.jit
+def copy_kernel(out, a):
+    t = cuda.grid(1)
+    for j in range(4):
+        i = 4 * t + j
+        if i < out.shape[0]:
+            out[i] = a[i]
+'''
+
+# no guard: fine on the public test's 1024 elements (4 whole blocks), out of bounds on a partial block
+UNGUARDED_COPY = '''
+def copy_grid(n):
+    return (n + 255) // 256
+
+@cuda.jit
+def copy_kernel(out, a):
+    i = cuda.grid(1)
+    out[i] = a[i]
+'''
+
+SUBMISSIONS.update({
+    "grid_stride_copy": {"group": "chaos", "replace": {"def copy_grid": GRID_STRIDE_COPY}, "scores": {}},
+    "chunked_copy": {"group": "wrong_answers", "replace": {"def copy_grid": CHUNKED_COPY},
+                     "scores": {"q7": 1}, "message": "of the DRAM roofline"},
+    "unguarded_copy": {"group": "wrong_answers_2", "replace": {"def copy_grid": UNGUARDED_COPY},
+                       "scores": {"q7": 1}, "message": "out of bounds"},
+})

@@ -3,6 +3,7 @@ kernels marked apart, from ``benchmarks/results/perf_model.json``."""
 from __future__ import annotations
 
 from .. import results
+from ..plots import style
 
 
 def validation_rows(res: dict | None = None) -> list[dict] | None:
@@ -20,10 +21,12 @@ def validation_summary(res: dict | None = None) -> dict | None:
 
 def predicted_vs_measured(res: dict | None = None, ax=None, annotate: bool = True):
     """Log-log scatter of predicted against measured time (ncu gpu__time_duration), the
-    y = x line and the 2x band; held-out kernels as open markers."""
+    y = x line and the 2x band; held-out kernels as open markers. No text below the book's
+    minimum size (``gpulab.plots.style.MIN_FONT_PT``)."""
     import matplotlib.pyplot as plt
     import numpy as np
     rows = validation_rows(res)
+    style.apply()
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 5.6))
     if not rows:
@@ -36,7 +39,7 @@ def predicted_vs_measured(res: dict | None = None, ax=None, annotate: bool = Tru
     ax.fill_between(xs, xs / 2, xs * 2, color="0.9", label="within 2x")
     ax.plot(xs, xs, color="0.4", lw=1, label="predicted = measured")
     summ = validation_summary(res) or {}
-    for role, style in (("calibrate", dict(marker="o", facecolors="C0", edgecolors="C0")),
+    for role, look in (("calibrate", dict(marker="o", facecolors="C0", edgecolors="C0")),
                         ("holdout", dict(marker="s", facecolors="none", edgecolors="C3"))):
         sel = [r for r in rows if r["role"] == role]
         if not sel:
@@ -44,11 +47,11 @@ def predicted_vs_measured(res: dict | None = None, ax=None, annotate: bool = Tru
         med = summ.get(role, {}).get("median_abs_error")
         label = f"{role} ({len(sel)} kernels" + (f", median error {med:.0%})" if med is not None else ")")
         ax.scatter([r["measured_us"] for r in sel], [r["predicted_us"] for r in sel], s=28,
-                   label=label, zorder=3, **style)
+                   label=label, zorder=3, **look)
         if annotate:
             for r in sel:
                 if abs(np.log(r["ratio"])) > np.log(1.35):
-                    ax.annotate(r["name"], (r["measured_us"], r["predicted_us"]), fontsize=7,
+                    ax.annotate(r["name"], (r["measured_us"], r["predicted_us"]), fontsize=style.MIN_FONT_PT,
                                 xytext=(4, -3), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -57,6 +60,6 @@ def predicted_vs_measured(res: dict | None = None, ax=None, annotate: bool = Tru
     ax.set_xlabel("measured on the H200, Nsight Compute gpu__time_duration (µs)")
     ax.set_ylabel("predicted by gpulab.predict on a CPU (µs)")
     ax.set_title("A virtual H200: predicted vs measured kernel time")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", fontsize=style.MIN_FONT_PT)
     ax.grid(True, which="major", alpha=0.3)
     return ax.figure

@@ -6,15 +6,13 @@ drawn to PNG images so that the static book keeps a snapshot of them.
 """
 from __future__ import annotations
 
-import io
-
 import ipywidgets as W
 import numpy as np
-from matplotlib.figure import Figure
 
 from gpulab.models import amdahl as A
 from gpulab.models import comms as C
 from gpulab.plots import amdahl as P
+from gpulab.widgets import figure as F
 
 __all__ = ["AmdahlExplorer", "WorthBuying", "ScalingExplorer", "amdahl_explorer", "worth_buying",
            "scaling_explorer"]
@@ -22,12 +20,6 @@ __all__ = ["AmdahlExplorer", "WorthBuying", "ScalingExplorer", "amdahl_explorer"
 _STYLE = {"description_width": "190px"}
 _LAY = W.Layout(width="560px")
 _POWERS = [2 ** k for k in range(13)]
-
-
-def _png(fig: Figure) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
-    return buf.getvalue()
 
 
 class _Explorer:
@@ -50,7 +42,7 @@ class AmdahlExplorer(_Explorer):
                                description="parallel fraction f", style=_STYLE, layout=_LAY)
         self.p = W.IntSlider(value=p, min=1, max=4096, description="processors p",
                              style=_STYLE, layout=_LAY)
-        self.img = W.Image(format="png")
+        self.img = F.image()
         self.out = W.HTML()
         for w in (self.f, self.p):
             w.observe(self._update, names="value")
@@ -71,8 +63,7 @@ class AmdahlExplorer(_Explorer):
                           f"<b>{100 * r['efficiency']:.0f}%</b>; about <b>{r['wasted']:.0f}</b> of "
                           f"{self.p.value} processors' worth buys nothing. "
                           f"<code>{self.name} = {self.namespace[self.name]}</code>")
-        fig = Figure(figsize=(6, 3.2))
-        ax = fig.subplots()
+        fig, ax = F.figure((6, 3.2))
         pm = max(4096, self.p.value)
         grid = np.logspace(0, np.log2(pm), 100, base=2)
         ax.plot(grid, grid, color="0.6", lw=0.8, label="ideal")
@@ -82,7 +73,7 @@ class AmdahlExplorer(_Explorer):
         ax.set_xlabel("p")
         ax.set_ylabel("S(p)")
         ax.legend(loc="upper left")
-        self.img.value = _png(fig)
+        F.show(self.img, fig)
 
 
 class WorthBuying(_Explorer):
@@ -157,7 +148,7 @@ class ScalingExplorer(_Explorer):
         self.algo = W.ToggleButtons(options=["ring", "tree", "best"], value="ring", description="all-reduce")
         self.overlap = W.FloatSlider(value=0.0, min=0, max=1, step=0.05,
                                      description="all-reduce hidden by compute", style=_STYLE, layout=_LAY)
-        self.img = W.Image(format="png")
+        self.img = F.image()
         self.out = W.HTML()
         ctrls = (self.link, self.compute_ms, self.serial_ms, self.grad_gb, self.alpha_us, self.algo,
                  self.overlap)
@@ -183,8 +174,7 @@ class ScalingExplorer(_Explorer):
                           f"there one all-reduce takes {comm * 1e3:.2f} ms against "
                           f"{m.compute_s / best * 1e3:.2f} ms of compute per GPU. "
                           f"<code>{self.name} = {best}</code>")
-        fig = Figure(figsize=(6, 3.2))
-        ax = fig.subplots()
+        fig, ax = F.figure((6, 3.2))
         ps = np.unique(np.logspace(0, 10, 60, base=2).astype(int))
         ax.plot(ps, ps, color="0.6", lw=0.8, label="ideal")
         ax.plot(ps, C.scaling(m, ps, "strong")["speedup"], label="strong (fixed batch)")
@@ -194,7 +184,7 @@ class ScalingExplorer(_Explorer):
         ax.set_xlabel("GPUs p")
         ax.set_ylabel("speedup")
         ax.legend()
-        self.img.value = _png(fig)
+        F.show(self.img, fig)
 
 
 def amdahl_explorer(namespace=None, name="answer", **kw) -> AmdahlExplorer:
