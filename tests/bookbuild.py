@@ -43,6 +43,9 @@ def run_build(path: Path, extra: tuple[str, ...] = ()) -> subprocess.CompletedPr
     )
 
 
+KERNEL_START_FLAKE = "Kernel died before replying to kernel_info"
+
+
 def build_book() -> BuildResult:
     """Build the whole book into _build/html, once per process."""
     global _RESULT
@@ -50,6 +53,10 @@ def build_book() -> BuildResult:
         toc = toc_files()
         t0 = time.perf_counter()
         proc = run_build(ROOT, ("--all",))
+        if proc.returncode and KERNEL_START_FLAKE in proc.stdout + proc.stderr:
+            # A Jupyter kernel that dies before its first reply is the machine, not the book
+            # (ports taken by kernels started at the same moment): build once more, and only then.
+            proc = run_build(ROOT, ("--all",))
         _RESULT = BuildResult(proc.returncode, proc.stdout + proc.stderr,
                               time.perf_counter() - t0, HTML, toc)
     return _RESULT

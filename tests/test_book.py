@@ -84,8 +84,10 @@ def test_pages_embed_widget_state_and_no_duplicate_inline_scripts(built):
 
 def test_chapter01_figures_rendered(built):
     html = (HTML / "chapters" / "01_latency_throughput.html").read_text()
-    pngs = re.findall(r'<img[^>]+src="([^"]+\.png)"', html)
-    assert len(pngs) >= 3, pngs
+    figures = re.findall(r'<img[^>]+src="(\.\./_images/[^"]+\.(?:png|svg))"', html)
+    assert len(figures) >= 3, figures
+    for src in figures:  # each figure file was written, and is not empty
+        assert (HTML / "chapters" / src).resolve().stat().st_size > 200, src
 
 
 def _mini_book(tmp_path: Path, files: dict[str, str], root: str) -> Path:

@@ -42,7 +42,7 @@ MIN_PNG_DENSITY = 1.5  # PNG pixels per displayed CSS px
 MACHINE_PATHS = re.compile(r"/work/|/root/|/home/|/tmp/|site-packages|/usr/lib/python|"
                            r"[A-Z]:\\\\Users\\\\")
 DEV_WORDS = re.compile(
-    r"\bissue \d+|\bseeds? 0\d\d|\bseed[- ]0\d\d\b|design notes|\bTODO\b|\bFIXME\b|\bXXX\b|"
+    r"\bissue #?\d+(?![\d.,]*\s?(?:ns|us|µs|ms|s)\b)|\bseeds? 0\d\d|\bseed[- ]0\d\d\b|design notes|\bTODO\b|\bFIXME\b|\bXXX\b|"
     r"appear as they are finished|not been able to try|as we ran earlier|in an earlier run",
     re.I)
 
