@@ -139,7 +139,7 @@ def test_chapter01_as_a_reader_sees_it(browser):
     page = "chapters/01_latency_throughput"
     _open(drv, base, page)
     figs = drv.execute_script(
-        "return Array.from(document.querySelectorAll('.cell_output img'))"
+        "return Array.from(document.querySelectorAll('figure img'))"
         ".filter(i => i.complete && i.naturalWidth > 300).length")
     assert figs >= 3
     state = drv.execute_script(
@@ -147,7 +147,7 @@ def test_chapter01_as_a_reader_sees_it(browser):
     values = [m["state"].get("value") for m in json.loads(state)["state"].values()]
     assert any(isinstance(v, str) and "answer = 199" in v for v in values), \
         "the explorer's saved state should show answer = 199 for the H200 defaults"
-    drv.execute_script("document.querySelector('.cell_output img').scrollIntoView()")
+    drv.execute_script("document.querySelector('figure img').scrollIntoView()")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / "chapter01.png"
     drv.save_screenshot(str(shot))

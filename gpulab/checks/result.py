@@ -15,6 +15,7 @@ class CheckResult:
 
     def __repr__(self):
         text = ("✅ " if self.passed else "❌ ") + self.message
-        # wrapped to the book's output column (76 characters; the mark counts as two)
-        return "\n".join(textwrap.fill(part, 75, subsequent_indent="   ", break_long_words=False,
+        # wrapped to the book's output column: 621 px holds 76 monospace characters, and the
+        # ✅/❌ mark is drawn about three characters wide, so 68 per line
+        return "\n".join(textwrap.fill(part, 68, subsequent_indent="   ", break_long_words=False,
                                         break_on_hyphens=False) for part in text.split("\n"))
