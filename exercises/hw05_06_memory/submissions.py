@@ -262,9 +262,10 @@ SUBMISSIONS.update({
                                   "scores": {"q6": 0}},
     "matmul_hard_coded_k": {"group": "tiling_hostile", "replace": {"def matmul_tiled": MATMUL_HARD_CODED_K},
                             "scores": {"q5": 1}},
-    # q6 is the last question: the patch costs its hidden points only, and is flagged
+    # the patch costs the hidden points of q6 and of every later question (q7: the hidden tests
+    # refuse a changed environment), and is flagged
     "patched_transpose_check": {"group": "tiling_hostile", "replace": {"def transpose": PATCH_TRANSPOSE_CHECK},
-                                "scores": {"q6": 1}, "flags": ["assigns to gpulab", "imports the checkers"],
+                                "scores": {"q6": 1, "q7": 1}, "flags": ["assigns to gpulab", "imports the checkers"],
                                 "message": "gpulab.checks.tiling.check_padded_transpose was replaced"},
     "correct_tiling_styles": {"group": "chaos", "replace": {"def matmul_tiled": STYLE_MATMUL,
                                                             "def transpose": STYLE_TRANSPOSE}},
