@@ -151,6 +151,16 @@ def graded(assigned, tmp_path_factory):
     csv_path = str(base / "grades.csv")
     rows = grading.grade_folder([j[2] for j in jobs], [j[3] for j in jobs], csv_path, jobs=JOBS,
                                 timeout=240, cell_timeout=CELL_TIMEOUT, env=ENV)
+    # A whole submission that ran out of time is graded once more, alone: on a loaded 2-core
+    # machine nbclient has lost a cell's reply (exercises/README.md); a real hang times out again.
+    again = [i for i, r in enumerate(rows) if r["status"] == "timeout"]
+    if again:
+        print(f"re-grading after a whole-submission timeout: {[jobs[i][1] for i in again]}")
+        redo = grading.grade_folder([jobs[i][2] for i in again], [jobs[i][3] for i in again],
+                                    csv_path + ".retry.csv", jobs=1, timeout=240,
+                                    cell_timeout=CELL_TIMEOUT, env=ENV)
+        for i, r in zip(again, redo):
+            rows[i] = r
     out = {(j[0], j[1]): dict(r, spec=j[4]) for j, r in zip(jobs, rows)}
     for alias, target in out_alias.items():
         out[alias] = out[target]
