@@ -19,6 +19,7 @@ gpulab.models.comms takes. Also reports nccl-tests' bus bandwidth, and a peer-to
 
 Run from the repository root on a machine with 2+ GPUs:  python benchmarks/allreduce_alpha_beta.py
 """
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "results", "allreduce_alpha_beta.json")
-SIZES = [2 ** k for k in range(3, 31, 1)]        # bytes: 8 B .. 1 GiB
+SIZES = [2**k for k in range(3, 31, 1)]  # bytes: 8 B .. 1 GiB
 REPEATS = 20
 WARMUP = 5
 
@@ -37,6 +38,7 @@ def _worker(rank, world, port, rows_path):
     import numpy as np
     import torch
     import torch.distributed as dist
+
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     torch.cuda.set_device(rank)
@@ -72,10 +74,16 @@ def _worker(rank, world, port, rows_path):
             b2b.append(s.elapsed_time(e) / 1e3 / k)
             host.append((t1 - t0) / k)
         t = torch.tensor([float(np.median(ts)), float(np.median(b2b))], device="cuda")
-        dist.all_reduce(t, op=dist.ReduceOp.MAX)      # the slowest rank sets the time
-        rows.append({"bytes": x.numel() * 4, "time_s": float(t[0].item()),
-                     "back_to_back_s": float(t[1].item()), "back_to_back_k": k,
-                     "host_enqueue_s": float(np.median(host))})
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)  # the slowest rank sets the time
+        rows.append(
+            {
+                "bytes": x.numel() * 4,
+                "time_s": float(t[0].item()),
+                "back_to_back_s": float(t[1].item()),
+                "back_to_back_k": k,
+                "host_enqueue_s": float(np.median(host)),
+            }
+        )
         del x
         torch.cuda.empty_cache()
     if rank == 0:
@@ -131,6 +139,7 @@ def graph_time(x, dist, torch):
             b.synchronize()
             ts.append(a.elapsed_time(b) / 1e3 / GRAPH_K)
         import numpy as np
+
         return float(np.median(ts))
     except Exception as e:  # noqa: BLE001 - keep the other measurements
         return f"{type(e).__name__}: {e}"[:300]
@@ -140,8 +149,12 @@ def p2p_copy(torch, nbytes=1 << 30, reps=10):
     """Peer-to-peer copy bandwidth between GPU 0 and GPU 1 (torch copy_, CUDA events on the
     source device's stream), both directions, and whether peer access is possible."""
     import numpy as np
-    out = {"bytes": nbytes, "can_access_peer_0_1": torch.cuda.can_device_access_peer(0, 1),
-           "can_access_peer_1_0": torch.cuda.can_device_access_peer(1, 0)}
+
+    out = {
+        "bytes": nbytes,
+        "can_access_peer_0_1": torch.cuda.can_device_access_peer(0, 1),
+        "can_access_peer_1_0": torch.cuda.can_device_access_peer(1, 0),
+    }
     for src, dst in ((0, 1), (1, 0)):
         a = torch.empty(nbytes // 4, dtype=torch.float32, device=f"cuda:{src}").normal_()
         b = torch.empty_like(a, device=f"cuda:{dst}")
@@ -169,9 +182,9 @@ def p2p_copy(torch, nbytes=1 << 30, reps=10):
 
 def topology():
     import subprocess
+
     try:
-        return subprocess.run(["nvidia-smi", "topo", "-m"], capture_output=True, text=True,
-                              timeout=30).stdout
+        return subprocess.run(["nvidia-smi", "topo", "-m"], capture_output=True, text=True, timeout=30).stdout
     except Exception as e:  # noqa: BLE001
         return repr(e)
 
@@ -179,6 +192,7 @@ def topology():
 def fit(rows, p):
     """alpha and B of the ring model from measured rows."""
     import numpy as np
+
     n = np.array([r["bytes"] for r in rows], float)
     t = np.array([r["time_s"] for r in rows], float)
     big = n >= (1 << 26)
@@ -187,20 +201,26 @@ def fit(rows, p):
     alpha = a / (2 * (p - 1))
     extra = {}
     for key in ("back_to_back_s", "graph_s"):
-        v = [r[key] for r in rows if r["bytes"] <= 1024 and r.get(key) is not None
-             and r[key] == r[key]]
+        v = [r[key] for r in rows if r["bytes"] <= 1024 and r.get(key) is not None and r[key] == r[key]]
         if v:
             extra[f"small_message_{key}"] = float(np.median(v))
             extra[f"alpha_{key.replace('_s', '')}_s"] = float(np.median(v)) / (2 * (p - 1))
     bandwidth = 2 * (p - 1) / p / b
     busbw = [r["bytes"] / r["time_s"] * 2 * (p - 1) / p for r in rows]
-    return {"small_message_time_s": a, "alpha_s": alpha, "slope_s_per_byte": float(b),
-            "bandwidth_Bps": float(bandwidth), "max_bus_bandwidth_Bps": float(max(busbw)), **extra}
+    return {
+        "small_message_time_s": a,
+        "alpha_s": alpha,
+        "slope_s_per_byte": float(b),
+        "bandwidth_Bps": float(bandwidth),
+        "max_bus_bandwidth_Bps": float(max(busbw)),
+        **extra,
+    }
 
 
 def main() -> int:
     try:
         import torch
+
         world = torch.cuda.device_count()
     except Exception:  # noqa: BLE001
         print("SKIP: torch not installed; results file left untouched")
@@ -210,18 +230,21 @@ def main() -> int:
         return 0
     import socket
     import torch.multiprocessing as mp
+
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     import tempfile
+
     rows_path = os.path.join(tempfile.mkdtemp(), "rows.json")
     os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
     os.environ.setdefault("NVSHMEM_DISABLE_NVLS", "1")
     p2p = p2p_copy(torch)
     print("p2p:", p2p)
-    ctx = mp.start_processes(_worker, args=(world, port, rows_path), nprocs=world, join=False,
-                             start_method="spawn")
+    ctx = mp.start_processes(
+        _worker, args=(world, port, rows_path), nprocs=world, join=False, start_method="spawn"
+    )
     deadline = time.time() + float(os.environ.get("ALLREDUCE_TIMEOUT_S", 240))
     while not ctx.join(timeout=5):
         if time.time() > deadline:
@@ -234,19 +257,32 @@ def main() -> int:
         rows = json.load(fh)
     sys.path.insert(0, HERE)
     from benchenv import environment
+
     # the shared record, plus what only this run knows: GPUs used, NCCL version and NVLS setting
-    res = {"environment": environment(numba=False),
-           "env": {"gpus": world, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
-                   "NCCL_NVLS_ENABLE": os.environ.get("NCCL_NVLS_ENABLE")},
-           "what": __doc__.strip().splitlines()[0], "rows": rows, "fit": fit(rows, world),
-           "p2p_copy": p2p, "topology": topology(),
-           "labels": {"time_s": "per call: barrier, events around one all_reduce (upper bound)",
-                      "back_to_back_s": "K all_reduces between two events, / K",
-                      "graph_s": "K all_reduces replayed from one CUDA graph, / K",
-                      "host_enqueue_s": "host seconds per all_reduce call when enqueued back to back"}}
+    res = {
+        "environment": environment(numba=False),
+        "env": {
+            "gpus": world,
+            "nccl": ".".join(map(str, torch.cuda.nccl.version())),
+            "NCCL_NVLS_ENABLE": os.environ.get("NCCL_NVLS_ENABLE"),
+        },
+        "what": __doc__.strip().splitlines()[0],
+        "rows": rows,
+        "fit": fit(rows, world),
+        "p2p_copy": p2p,
+        "topology": topology(),
+        "labels": {
+            "time_s": "per call: barrier, events around one all_reduce (upper bound)",
+            "back_to_back_s": "K all_reduces between two events, / K",
+            "graph_s": "K all_reduces replayed from one CUDA graph, / K",
+            "host_enqueue_s": "host seconds per all_reduce call when enqueued back to back",
+        },
+    }
     for r in rows:
-        print(f"{r['bytes']:>12,d} B  per call {r['time_s'] * 1e6:10.1f} us  back to back "
-              f"{r['back_to_back_s'] * 1e6:10.1f} us  graph {(r.get('graph_s') or float('nan')) * 1e6:8.1f} us")
+        print(
+            f"{r['bytes']:>12,d} B  per call {r['time_s'] * 1e6:10.1f} us  back to back "
+            f"{r['back_to_back_s'] * 1e6:10.1f} us  graph {(r.get('graph_s') or float('nan')) * 1e6:8.1f} us"
+        )
     print("fit:", res["fit"])
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as fh:

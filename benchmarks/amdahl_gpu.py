@@ -10,6 +10,7 @@ the fit on the others. Without a GPU it prints SKIP and exits 0 without touching
 
 Run from the repository root:  python benchmarks/amdahl_gpu.py     (well under a minute)
 """
+
 from __future__ import annotations
 
 import json
@@ -27,10 +28,10 @@ from benchenv import environment, gpu_present  # noqa: E402
 
 OUT = os.path.join(HERE, "results", "amdahl_gpu.json")
 
-N = 1 << 20               # elements
-ITERS = 2048              # dependent multiply-adds per element
+N = 1 << 20  # elements
+ITERS = 2048  # dependent multiply-adds per element
 BLOCK = 256
-HOST_N = 1 << 16          # floats sorted by the host each step
+HOST_N = 1 << 16  # floats sorted by the host each step
 REPEATS = 9
 
 
@@ -50,12 +51,12 @@ def main() -> int:
         print("SKIP: no CUDA GPU visible to numba; results file left untouched")
         return 0
     dev = cuda.get_current_device()
-    n_sm = int(getattr(dev, "MULTIPROCESSOR_COUNT", 4))   # the fallback only serves smoke tests
+    n_sm = int(getattr(dev, "MULTIPROCESSOR_COUNT", 4))  # the fallback only serves smoke tests
     ps = sorted({1, 2, 4, 8, 16, 32, 64, n_sm // 2, n_sm, 2 * n_sm, 4 * n_sm, 8 * n_sm})
     rng = np.random.default_rng(0)
     host_data = rng.standard_normal(HOST_N).astype(np.float32)
     y = cuda.to_device(np.ones(N, np.float32))
-    work[n_sm, BLOCK](y, ITERS)        # compile + warm up
+    work[n_sm, BLOCK](y, ITERS)  # compile + warm up
     cuda.synchronize()
 
     def host_part():
@@ -78,14 +79,21 @@ def main() -> int:
             steps.append(t2 - t0)
             hosts.append(t1 - t0)
             kernels.append(s.elapsed_time(e) / 1e3)
-        row = {"p": p, "step_s": float(np.median(steps)), "host_s": float(np.median(hosts)),
-               "kernel_s": float(np.median(kernels))}
+        row = {
+            "p": p,
+            "step_s": float(np.median(steps)),
+            "host_s": float(np.median(hosts)),
+            "kernel_s": float(np.median(kernels)),
+        }
         rows.append(row)
         print(row)
     # n_sm: the SM count the sweep of p was built from (read by gpulab.plots.measured)
-    res = {"env": {**environment(), "n_sm": n_sm},
-           "config": {"N": N, "ITERS": ITERS, "BLOCK": BLOCK, "HOST_N": HOST_N, "REPEATS": REPEATS},
-           "what": __doc__.strip().splitlines()[0], "rows": rows}
+    res = {
+        "env": {**environment(), "n_sm": n_sm},
+        "config": {"N": N, "ITERS": ITERS, "BLOCK": BLOCK, "HOST_N": HOST_N, "REPEATS": REPEATS},
+        "what": __doc__.strip().splitlines()[0],
+        "rows": rows,
+    }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as fh:
         json.dump(res, fh, indent=1)

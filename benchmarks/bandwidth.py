@@ -10,6 +10,7 @@ Without a GPU it prints SKIP and exits 0 without touching the results file.
 
 Run:  python benchmarks/bandwidth.py            (about a minute on an H200)
 """
+
 import json
 import os
 import sys
@@ -23,7 +24,6 @@ sys.path.insert(0, HERE)
 from numba import cuda  # noqa: E402
 
 from benchenv import environment, gpu_present  # noqa: E402
-
 
 
 REPS = int(os.environ.get("GPULAB_BENCH_REPS", 10))
@@ -47,6 +47,7 @@ def time_kernel(fn, reps=REPS, warmup=2):
 
 def bench_copies(res, nbytes):
     from gpulab.kernels import memory
+
     n = nbytes // 4
     a = cuda.to_device(np.arange(n, dtype=np.float32))
     out = cuda.device_array(n, np.float32)
@@ -63,7 +64,14 @@ def bench_copies(res, nbytes):
         copies[name] = {"ms": ms, "GBps": 2 * nbytes / ms / 1e6}
 
     run("float32, one per thread", memory.copy, out, a, (n + tb - 1) // tb, tb)
-    run("float32, grid-stride", memory.copy_grid_stride, out, a, (getattr(dev, "MULTIPROCESSOR_COUNT", 0) or 132) * 16, tb)
+    run(
+        "float32, grid-stride",
+        memory.copy_grid_stride,
+        out,
+        a,
+        (getattr(dev, "MULTIPROCESSOR_COUNT", 0) or 132) * 16,
+        tb,
+    )
     run("float32, streaming hints (ld.cs/st.cs)", memory.copy_streaming, out, a, (n + tb - 1) // tb, tb)
     for dt, label in ((np.float64, "8-byte elements"), (np.complex128, "16-byte elements")):
         ov, av = out.view(dt), a.view(dt)
@@ -71,10 +79,16 @@ def bench_copies(res, nbytes):
         run(f"{label}, one per thread", memory.copy, ov, av, (m + tb - 1) // tb, tb)
     ok = bool(np.array_equal(out.copy_to_host()[:1000], np.arange(1000, dtype=np.float32)))
     best = max((k for k in copies if "GBps" in copies[k]), key=lambda k: copies[k]["GBps"])
-    res["copy"] = {"bytes": nbytes, "kernels": copies, "best": best,
-                   "best_GBps": copies[best]["GBps"], "correct": ok}
+    res["copy"] = {
+        "bytes": nbytes,
+        "kernels": copies,
+        "best": best,
+        "best_GBps": copies[best]["GBps"],
+        "correct": ok,
+    }
     try:
         import torch
+
         src = torch.arange(n, dtype=torch.float32, device="cuda")
         dst = torch.empty_like(src)
         for _ in range(3):
@@ -91,15 +105,16 @@ def bench_copies(res, nbytes):
         ms = float(np.median(ts))
         res["copy"]["torch"] = {"version": torch.__version__, "ms": ms, "GBps": 2 * nbytes / ms / 1e6}
         res["copy"]["best_over_torch"] = res["copy"]["best_GBps"] / res["copy"]["torch"]["GBps"]
-        del src, dst
+        src = dst = None  # free the device memory before the next size
         torch.cuda.empty_cache()
     except Exception as e:  # noqa: BLE001
         res["copy"]["torch"] = {"error": repr(e)}
-    del a, out
+    a = out = None  # free the device memory before the next size
 
 
 def bench_strided(res, nbytes):
     from gpulab.kernels import memory
+
     n = nbytes // 4
     a = cuda.to_device(np.ones(n, dtype=np.float32))
     tb = 256
@@ -110,7 +125,7 @@ def bench_strided(res, nbytes):
         ms = time_kernel(lambda: memory.copy_strided[(m + tb - 1) // tb, tb](out, a, stride))
         useful = 2 * m * 4
         rows.append({"stride": stride, "ms": ms, "useful_GBps": useful / ms / 1e6})
-        del out
+        out = None  # free the device memory before the next size
     res["strided"] = rows
     rows = []
     m = n - 64
@@ -119,11 +134,12 @@ def bench_strided(res, nbytes):
         ms = time_kernel(lambda: memory.copy_offset[(m + tb - 1) // tb, tb](out, a, offset))
         rows.append({"offset": offset, "ms": ms, "useful_GBps": 2 * m * 4 / ms / 1e6})
     res["offset"] = rows
-    del a, out
+    a = out = None  # free the device memory before the next size
 
 
 def bench_transpose(res, side):
     from gpulab.kernels import transpose as T
+
     host = np.random.default_rng(0).random((side, side), dtype=np.float32)
     a = cuda.to_device(host)
     out = cuda.device_array((side, side), np.float32)
@@ -145,30 +161,32 @@ def bench_transpose(res, side):
         res["transpose"]["padded_wide_over_best_copy"] = rows["transpose_padded_wide"]["GBps"] / best
     torch_copy = res.get("copy", {}).get("torch", {}).get("GBps")
     if torch_copy:
-        res["transpose"]["padded_wide_over_torch_copy"] = (
-            rows["transpose_padded_wide"]["GBps"] / torch_copy)
-    del a, out
+        res["transpose"]["padded_wide_over_torch_copy"] = rows["transpose_padded_wide"]["GBps"] / torch_copy
+    a = out = None  # free the device memory before the next size
 
 
 def bench_matmul(res, n):
     from gpulab.kernels import matmul as M
+
     rng = np.random.default_rng(1)
     ha = rng.standard_normal((n, n), dtype=np.float32)
     hb = rng.standard_normal((n, n), dtype=np.float32)
     a, b = cuda.to_device(ha), cuda.to_device(hb)
     c = cuda.device_array((n, n), np.float32)
-    flop = 2.0 * n ** 3
+    flop = 2.0 * n**3
     rows = {}
     for name in ("matmul_naive", "matmul_tiled"):
         k = getattr(M, name)
         ms = time_kernel(lambda: k[M.grid_for(n, n), (M.TILE, M.TILE)](c, a, b), reps=min(REPS, 5))
         rows[name] = {"ms": ms, "TFLOPs": flop / ms / 1e9}
     res["matmul"] = {"n": n, "kernels": rows}
-    ref = (ha.astype(np.float64) @ hb.astype(np.float64))
+    ref = ha.astype(np.float64) @ hb.astype(np.float64)
     res["matmul"]["tiled_max_rel_err_vs_numpy_fp64"] = float(
-        np.abs(c.copy_to_host() - ref).max() / np.abs(ref).max())
+        np.abs(c.copy_to_host() - ref).max() / np.abs(ref).max()
+    )
     try:
         import torch
+
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         ta, tb_ = torch.from_numpy(ha).cuda(), torch.from_numpy(hb).cuda()
@@ -187,8 +205,11 @@ def bench_matmul(res, n):
         ref = tc.cpu().numpy().astype(np.float64)
         ours = c.copy_to_host().astype(np.float64)
         rel = float(np.abs(ours - ref).max() / np.abs(ref).max())
-        res["matmul"]["torch_fp32_tf32_off"] = {"version": torch.__version__, "ms": ms,
-                                                "TFLOPs": flop / ms / 1e9}
+        res["matmul"]["torch_fp32_tf32_off"] = {
+            "version": torch.__version__,
+            "ms": ms,
+            "TFLOPs": flop / ms / 1e9,
+        }
         res["matmul"]["tiled_over_torch"] = rows["matmul_tiled"]["TFLOPs"] / (flop / ms / 1e9)
         res["matmul"]["max_rel_err_vs_torch"] = rel
     except Exception as e:  # noqa: BLE001

@@ -17,6 +17,7 @@ nvdisasm); ``python benchmarks/divergence_paths.py ncu`` launches the divergent 
 
 Run: ``python benchmarks/divergence_paths.py``
 """
+
 from __future__ import annotations
 
 import json
@@ -30,7 +31,7 @@ PATHS = [1, 2, 4, 8, 16, 32]
 ITERS = [64, 256]
 NCU_ITERS = 64
 FMA_PER_ITER = 5
-LEVELS = 5                      # 2**5 = 32 paths
+LEVELS = 5  # 2**5 = 32 paths
 N = 1 << 22
 BLOCK = 256
 REPEATS = 15
@@ -44,8 +45,13 @@ def constants(k: int, j: int) -> tuple[float, float]:
 def kernel_source(levels: int = LEVELS) -> str:
     """Python source of the kernel: a balanced if/else tree on the bits of p (``levels`` tests
     on every path), each leaf a loop of FMA_PER_ITER dependent FMAs with its own constants."""
-    lines = ["def kern(out, x, sel, iters):", "    i = cuda.grid(1)",
-             "    if i < x.shape[0]:", "        v = x[i]", "        p = sel[i]"]
+    lines = [
+        "def kern(out, x, sel, iters):",
+        "    i = cuda.grid(1)",
+        "    if i < x.shape[0]:",
+        "        v = x[i]",
+        "        p = sel[i]",
+    ]
 
     def tree(depth, prefix, indent):
         pad = " " * indent
@@ -69,6 +75,7 @@ def kernel_source(levels: int = LEVELS) -> str:
 def reference(x, sel, iters):
     """What the kernel computes, in numpy float32 (the CPU check)."""
     import numpy as np
+
     v = x.astype(np.float32).copy()
     for k in np.unique(sel):
         m = sel == k
@@ -85,8 +92,9 @@ def build():
     """The compiled numba kernel (module-level name ``kern``)."""
     from numba import cuda, float32
     import linecache
+
     src, name = kernel_source(), "<divergence_paths_kernel>"
-    linecache.cache[name] = (len(src), None, src.splitlines(True), name)   # inspect can read it
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)  # inspect can read it
     ns = {"cuda": cuda, "float32": float32}
     exec(compile(src, name, "exec"), ns)
     return cuda.jit("void(float32[:], float32[:], int32[:], int32)", fastmath=False)(ns["kern"])
@@ -95,6 +103,7 @@ def build():
 def selector(P: int, mode: str, n: int = N):
     """Path of each thread: lane % P ("divergent") or warp % P ("uniform")."""
     import numpy as np
+
     i = np.arange(n)
     return ((i % 32) % P if mode == "divergent" else (i // 32) % P).astype(np.int32)
 
@@ -102,6 +111,7 @@ def selector(P: int, mode: str, n: int = N):
 def sass_counts(kern) -> dict:
     """Counts of a few SASS opcodes in the compiled kernel (FFMA should be 32 paths x 5 x unroll)."""
     import re
+
     sass = kern.inspect_sass()
     text = sass if isinstance(sass, str) else "\n".join(sass.values())
     ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", text)
@@ -109,15 +119,22 @@ def sass_counts(kern) -> dict:
     for op in ops:
         base = op.split(".")[0]
         counts[base] = counts.get(base, 0) + 1
-    return {"instructions": len(ops), "FFMA": counts.get("FFMA", 0),
-            "BRA": counts.get("BRA", 0), "BSSY": counts.get("BSSY", 0),
-            "BSYNC": counts.get("BSYNC", 0), "SEL": counts.get("SEL", 0),
-            "FSEL": counts.get("FSEL", 0), "LOP3": counts.get("LOP3", 0),
-            "all": dict(sorted(counts.items()))}, text
+    return {
+        "instructions": len(ops),
+        "FFMA": counts.get("FFMA", 0),
+        "BRA": counts.get("BRA", 0),
+        "BSSY": counts.get("BSSY", 0),
+        "BSYNC": counts.get("BSYNC", 0),
+        "SEL": counts.get("SEL", 0),
+        "FSEL": counts.get("FSEL", 0),
+        "LOP3": counts.get("LOP3", 0),
+        "all": dict(sorted(counts.items())),
+    }, text
 
 
 def main() -> int:
     from benchenv import gpu_present
+
     if not gpu_present():
         print("divergence_paths: no CUDA GPU available; skipped (nothing written)")
         return 0
@@ -156,7 +173,7 @@ def main() -> int:
         for mode in ("divergent", "uniform"):
             for P in PATHS:
                 sel = cuda.to_device(selector(P, mode))
-                kern[grid, BLOCK](out, x, sel, iters)          # warm-up
+                kern[grid, BLOCK](out, x, sel, iters)  # warm-up
                 cuda.synchronize()
                 times = []
                 for _ in range(REPEATS):
@@ -166,32 +183,54 @@ def main() -> int:
                     e1.record()
                     e1.synchronize()
                     times.append(e0.elapsed_time(e1))
-                rows.append({"iters": iters, "mode": mode, "paths": P,
-                             "ms_median": float(np.median(times)),
-                             "ms_min": float(np.min(times)), "repeats": REPEATS,
-                             "sum_Tp_prediction": P if mode == "divergent" else 1})
+                rows.append(
+                    {
+                        "iters": iters,
+                        "mode": mode,
+                        "paths": P,
+                        "ms_median": float(np.median(times)),
+                        "ms_min": float(np.min(times)),
+                        "repeats": REPEATS,
+                        "sum_Tp_prediction": P if mode == "divergent" else 1,
+                    }
+                )
     for r in rows:
-        base = next(b for b in rows if b["iters"] == r["iters"] and b["mode"] == r["mode"]
-                    and b["paths"] == 1)
+        base = next(
+            b for b in rows if b["iters"] == r["iters"] and b["mode"] == r["mode"] and b["paths"] == 1
+        )
         r["ratio_to_1_path"] = r["ms_median"] / base["ms_median"]
     env = environment()
-    result = {"script": "benchmarks/divergence_paths.py", "environment": env,
-              "date_utc": env["date_utc"], "device": env["gpu"],
-              "compute_capability": env["compute_capability"], "numba": env["numba"],
-              "python": env["python"], "n_threads": N, "block": BLOCK,
-              "fma_per_iter": FMA_PER_ITER, "tests_per_path": LEVELS,
-              "method": ("every path: 5 branch tests (balanced tree on the bits of sel), then "
-                         "iters x 5 dependent float32 FMAs with per-path constants; CUDA events, "
-                         f"median of {REPEATS} after a warm-up"),
-              "max_rel_err_vs_numpy": rel_err, "sass": counts, "rows": rows}
+    result = {
+        "script": "benchmarks/divergence_paths.py",
+        "environment": env,
+        "date_utc": env["date_utc"],
+        "device": env["gpu"],
+        "compute_capability": env["compute_capability"],
+        "numba": env["numba"],
+        "python": env["python"],
+        "n_threads": N,
+        "block": BLOCK,
+        "fma_per_iter": FMA_PER_ITER,
+        "tests_per_path": LEVELS,
+        "method": (
+            "every path: 5 branch tests (balanced tree on the bits of sel), then "
+            "iters x 5 dependent float32 FMAs with per-path constants; CUDA events, "
+            f"median of {REPEATS} after a warm-up"
+        ),
+        "max_rel_err_vs_numpy": rel_err,
+        "sass": counts,
+        "rows": rows,
+    }
     path = os.environ.get("GPULAB_BENCH_OUT") or OUT
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         json.dump(result, f, indent=1)
     print("SASS:", {k: v for k, v in counts.items() if k != "all"})
     for r in rows:
-        print(f"iters={r['iters']:4d} {r['mode']:9s} P={r['paths']:2d} "
-              f"{r['ms_median']:.3f} ms  x{r['ratio_to_1_path']:.2f}")
+        print(
+            f"iters={r['iters']:4d} {r['mode']:9s} P={r['paths']:2d} "
+            f"{r['ms_median']:.3f} ms  x{r['ratio_to_1_path']:.2f}"
+        )
     print("->", path)
     return 0
 

@@ -8,6 +8,7 @@ Needs the CUDA toolkit (ptxas, cuobjdump), no GPU.
 
 Run: ``python benchmarks/int4_mma_ptx.py``
 """
+
 from __future__ import annotations
 
 import json
@@ -39,9 +40,12 @@ def ptx(shape: str, na: int, nb: int, nc: int, sm: str) -> str:
     c = ", ".join(f"c{i}" for i in range(nc))
     d = ", ".join(f"d{i}" for i in range(nc))
     op = "mma.sync.aligned." + shape
-    loads = "\n".join(f"  ld.global.b32 {r}, [p+{4 * k}];" for k, r in
-                      enumerate([f"a{i}" for i in range(na)] + [f"b{i}" for i in range(nb)] +
-                                [f"c{i}" for i in range(nc)]))
+    loads = "\n".join(
+        f"  ld.global.b32 {r}, [p+{4 * k}];"
+        for k, r in enumerate(
+            [f"a{i}" for i in range(na)] + [f"b{i}" for i in range(nb)] + [f"c{i}" for i in range(nc)]
+        )
+    )
     stores = "\n".join(f"  st.global.b32 [p+{4 * k}], d{k};" for k in range(nc))
     return f""".version 8.0
 .target {sm}
@@ -62,13 +66,18 @@ def ptx(shape: str, na: int, nb: int, nc: int, sm: str) -> str:
 
 def tool_version(tool):
     try:
-        return subprocess.run([tool, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        return (
+            subprocess.run([tool, "--version"], capture_output=True, text=True)
+            .stdout.strip()
+            .splitlines()[-1]
+        )
     except Exception:  # noqa: BLE001
         return None
 
 
 def main() -> int:
     from shutil import which
+
     if which("ptxas") is None:
         print("SKIP: ptxas not found; int4_mma_ptx.json untouched")
         return 0
@@ -81,8 +90,13 @@ def main() -> int:
             with open(src, "w") as f:
                 f.write(ptx(shape, na, nb, nc, sm))
             p = subprocess.run(["ptxas", f"-arch={sm}", src, "-o", cub], capture_output=True, text=True)
-            row = {"arch": sm, "variant": name, "ptx": shape, "ptxas_rc": p.returncode,
-                   "ptxas_message": (p.stdout + p.stderr).strip()[:600]}
+            row = {
+                "arch": sm,
+                "variant": name,
+                "ptx": shape,
+                "ptxas_rc": p.returncode,
+                "ptxas_message": (p.stdout + p.stderr).strip()[:600],
+            }
             if p.returncode == 0 and which("cuobjdump"):
                 sass = subprocess.run(["cuobjdump", "-sass", cub], capture_output=True, text=True).stdout
                 ops = re.findall(r"\b([IHDB]MMA[A-Z0-9_.]*|BMMA[A-Z0-9_.]*)", sass)
@@ -93,11 +107,16 @@ def main() -> int:
             print(sm, name, "rc", p.returncode, row.get("tensor_sass"), row["ptxas_message"][:120])
     sys.path.insert(0, HERE)
     from benchenv import environment
-    res = {"what": __doc__.strip().splitlines()[0], "environment": environment(),
-           "ptxas": tool_version("ptxas"),
-           "cuobjdump": tool_version("cuobjdump"),
-           "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-           "command": "python " + " ".join(shlex.quote(a) for a in sys.argv), "rows": rows}
+
+    res = {
+        "what": __doc__.strip().splitlines()[0],
+        "environment": environment(),
+        "ptxas": tool_version("ptxas"),
+        "cuobjdump": tool_version("cuobjdump"),
+        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "command": "python " + " ".join(shlex.quote(a) for a in sys.argv),
+        "rows": rows,
+    }
     path = os.environ.get("GPULAB_BENCH_OUT") or OUT
     with open(path, "w") as f:
         json.dump(res, f, indent=1)

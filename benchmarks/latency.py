@@ -12,6 +12,7 @@ Without a GPU it prints SKIP and exits 0.
 
 Run:  python benchmarks/latency.py            (about a minute on an H200)
 """
+
 import json
 import os
 import sys
@@ -25,10 +26,24 @@ sys.path.insert(0, HERE)
 from numba import cuda, int32  # noqa: E402
 
 SHARED_NODES = 1024
-SPACING = 32                       # int32 elements between nodes: 128 B, one line per node
+SPACING = 32  # int32 elements between nodes: 128 B, one line per node
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
-SIZES = [16 * KiB, 64 * KiB, 128 * KiB, 512 * KiB, 2 * MiB, 8 * MiB, 16 * MiB, 32 * MiB,
-         64 * MiB, 128 * MiB, 256 * MiB, 1 * GiB, 2 * GiB, 4 * GiB]
+SIZES = [
+    16 * KiB,
+    64 * KiB,
+    128 * KiB,
+    512 * KiB,
+    2 * MiB,
+    8 * MiB,
+    16 * MiB,
+    32 * MiB,
+    64 * MiB,
+    128 * MiB,
+    256 * MiB,
+    1 * GiB,
+    2 * GiB,
+    4 * GiB,
+]
 REPEATS = 7
 
 
@@ -97,6 +112,7 @@ def time_chase(kern, a_dev, n_nodes, spacing, steps, out, rng):
 
 def main():
     from benchenv import environment, gpu_present
+
     if not gpu_present():
         print("SKIP: no CUDA GPU visible; nothing measured, results file untouched.")
         return 0
@@ -110,19 +126,32 @@ def main():
         a = cuda.to_device(single_cycle(nodes, SPACING, rng))
         steps = 20_000 if size >= 64 * MiB else 50_000
         ns, each = time_chase(chase_global, a, nodes, SPACING, steps, out, rng)
-        rows.append({"working_set_bytes": size, "nodes": nodes, "steps": steps, "ns": ns,
-                     "ns_each_repeat": each, "cycles_at_max_clock": ns * clock_ghz})
+        rows.append(
+            {
+                "working_set_bytes": size,
+                "nodes": nodes,
+                "steps": steps,
+                "ns": ns,
+                "ns_each_repeat": each,
+                "cycles_at_max_clock": ns * clock_ghz,
+            }
+        )
         print(f"{size / KiB:>10.0f} KiB  {ns:7.1f} ns", flush=True)
         del a
     a = cuda.to_device(single_cycle(SHARED_NODES, 1, rng))
     ns, each = time_chase(chase_shared, a, SHARED_NODES, 1, 100_000, out, rng)
     print(f"shared  {ns:7.1f} ns")
-    res = {"environment": environment(), "max_sm_clock_GHz": clock_ghz,
-           "method": ("one thread, dependent loads j = a[j] over one random cycle through all "
-                      "nodes (128 B apart); each timed chase from a fresh random node; ns/load = "
-                      f"(t(2L) - t(L)) / L, median of {REPEATS}; CUDA events"),
-           "global": rows, "shared": {"ns": ns, "ns_each_repeat": each,
-                                      "cycles_at_max_clock": ns * clock_ghz}}
+    res = {
+        "environment": environment(),
+        "max_sm_clock_GHz": clock_ghz,
+        "method": (
+            "one thread, dependent loads j = a[j] over one random cycle through all "
+            "nodes (128 B apart); each timed chase from a fresh random node; ns/load = "
+            f"(t(2L) - t(L)) / L, median of {REPEATS}; CUDA events"
+        ),
+        "global": rows,
+        "shared": {"ns": ns, "ns_each_repeat": each, "cycles_at_max_clock": ns * clock_ghz},
+    }
     path = os.environ.get("GPULAB_BENCH_OUT") or os.path.join(HERE, "results", "latency.json")
     with open(path, "w") as f:
         json.dump(res, f, indent=1)

@@ -22,6 +22,7 @@ Without a GPU it prints SKIP and exits 0 without touching the results file.
 
 Run from the repository root:  python benchmarks/launch_overhead.py     (about a minute)
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -42,8 +43,8 @@ N_LAUNCH = 5000
 REPEATS = 7
 CHAIN_K = 64
 CHAIN_N = [1 << 10, 1 << 14, 1 << 18, 1 << 22, 1 << 24]
-PIPE_N = 1 << 22          # floats per pipeline step
-PIPE_ITERS = 400          # loop iterations per element in the pipeline's kernel
+PIPE_N = 1 << 22  # floats per pipeline step
+PIPE_ITERS = 400  # loop iterations per element in the pipeline's kernel
 
 
 from numba import cuda  # noqa: E402  (module-global, so Numba's simulator can smoke-test this file)
@@ -106,23 +107,28 @@ def launch_rate(launch_once, sync, event_factory, n=N_LAUNCH):
         host.append((t1 - t0) / n)
         wall.append((t2 - t0) / n)
         gpu.append(e1.elapsed() / n)
-    return {"host_s_per_launch": float(np.median(host)), "wall_s_per_launch": float(np.median(wall)),
-            "gpu_s_per_launch": float(np.median(gpu)), "launches": n, "repeats": REPEATS}
+    return {
+        "host_s_per_launch": float(np.median(host)),
+        "wall_s_per_launch": float(np.median(wall)),
+        "gpu_s_per_launch": float(np.median(gpu)),
+        "launches": n,
+        "repeats": REPEATS,
+    }
 
 
-LONG_ITERS = 1 << 25       # work[1, 32] loop: ~tens of ms, longer than enqueuing BACK_TO_BACK launches
+LONG_ITERS = 1 << 25  # work[1, 32] loop: ~tens of ms, longer than enqueuing BACK_TO_BACK launches
 TORCH_SLEEP_CYCLES = 100_000_000
 BACK_TO_BACK = 1000
 PARTS_REPEATS = 21
 LABELS = {
     "host_launch_s": "host launch cost: host seconds per asynchronous launch (enqueue only)",
     "gpu_single_behind_long_s": "GPU time of one tiny kernel: events recorded behind a long "
-                                "kernel, so they bracket GPU work only",
+    "kernel, so they bracket GPU work only",
     "gpu_back_to_back_s": "GPU time per tiny kernel when BACK_TO_BACK are queued behind a long "
-                          "kernel (events around all of them, divided by their number)",
+    "kernel (events around all of them, divided by their number)",
     "end_to_end_s": "end to end: host wall time of one launch + synchronize",
     "events_idle_stream_s": "events around one launch on an idle stream: holds the host launch "
-                            "path (not GPU time)",
+    "path (not GPU time)",
 }
 
 
@@ -166,12 +172,14 @@ def launch_parts(launch_once, launch_long, sync, event_factory):
     launch_long()
     e1()
     sync()
-    return {"gpu_single_behind_long_s": float(np.median(single)),
-            "gpu_back_to_back_s": float(np.median(b2b)),
-            "end_to_end_s": float(np.median(e2e)),
-            "long_kernel_s": e1.elapsed(),
-            "enqueue_of_back_to_back_s": t_enqueue,
-            "labels": LABELS}
+    return {
+        "gpu_single_behind_long_s": float(np.median(single)),
+        "gpu_back_to_back_s": float(np.median(b2b)),
+        "end_to_end_s": float(np.median(e2e)),
+        "long_kernel_s": e1.elapsed(),
+        "enqueue_of_back_to_back_s": t_enqueue,
+        "labels": LABELS,
+    }
 
 
 def numba_events():
@@ -186,11 +194,13 @@ def numba_events():
 
         def elapsed(self):
             return a.elapsed_time(b) / 1e3
+
     return E(a), E(b)
 
 
 def torch_events():
     import torch
+
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
     class E:
@@ -202,6 +212,7 @@ def torch_events():
 
         def elapsed(self):
             return a.elapsed_time(b) / 1e3
+
     return E(a), E(b)
 
 
@@ -223,30 +234,47 @@ def smi_one_block(work) -> dict | None:
     (NVML: 'percent of time ... during which one or more kernels was executing') meanwhile."""
     import shutil
     import subprocess
+
     if shutil.which("nvidia-smi") is None:
         return None
     y = cuda.to_device(np.ones(32, np.float32))
     s, e = cuda.event(), cuda.event()
     work[1, 32](y, 1000)
     cuda.synchronize()
-    s.record(); work[1, 32](y, 1 << 16); e.record(); e.synchronize()
+    s.record()
+    work[1, 32](y, 1 << 16)
+    e.record()
+    e.synchronize()
     per_iter = s.elapsed_time(e) / 1e3 / (1 << 16)
     iters = int(2.5 / max(per_iter, 1e-9))
     s.record()
-    work[1, 32](y, iters)          # asynchronous: the host samples while it runs
+    work[1, 32](y, iters)  # asynchronous: the host samples while it runs
     e.record()
     samples = []
     time.sleep(0.7)
     for _ in range(3):
-        out = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
-                              "-i", os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]],
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [
+                "nvidia-smi",
+                "--query-gpu=utilization.gpu",
+                "--format=csv,noheader,nounits",
+                "-i",
+                os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0],
+            ],
+            capture_output=True,
+            text=True,
+        )
         samples.append(out.stdout.strip())
         time.sleep(0.4)
     e.synchronize()
     n_sm = int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 0))
-    return {"kernel_s": s.elapsed_time(e) / 1e3, "blocks": 1, "threads": 32, "n_sm": n_sm,
-            "utilization_gpu_percent": samples}
+    return {
+        "kernel_s": s.elapsed_time(e) / 1e3,
+        "blocks": 1,
+        "threads": 32,
+        "n_sm": n_sm,
+        "utilization_gpu_percent": samples,
+    }
 
 
 def ncu_only() -> int:
@@ -279,14 +307,19 @@ def main() -> int:
     single = []
     for _ in range(50):
         cuda.synchronize()
-        s.record(); tiny[1, 32](d); e.record(); e.synchronize()
+        s.record()
+        tiny[1, 32](d)
+        e.record()
+        e.synchronize()
         single.append(s.elapsed_time(e) / 1e3)
     res["numba_tiny"]["gpu_s_single_isolated"] = float(np.median(single))
     print("numba tiny launch:", {k: v for k, v in res["numba_tiny"].items()})
     y_long = cuda.to_device(np.ones(32, np.float32))
-    res["launch_parts"] = {"numba": launch_parts(
-        lambda: tiny[1, 32](d), lambda: work[1, 32](y_long, LONG_ITERS), cuda.synchronize,
-        numba_events)}
+    res["launch_parts"] = {
+        "numba": launch_parts(
+            lambda: tiny[1, 32](d), lambda: work[1, 32](y_long, LONG_ITERS), cuda.synchronize, numba_events
+        )
+    }
     res["launch_parts"]["numba"]["host_launch_s"] = res["numba_tiny"]["host_s_per_launch"]
     res["launch_parts"]["numba"]["events_idle_stream_s"] = res["numba_tiny"]["gpu_s_single_isolated"]
     print("numba launch parts:", res["launch_parts"]["numba"])
@@ -294,6 +327,7 @@ def main() -> int:
     # ---- 2. torch small-op overhead ------------------------------------------------------
     try:
         import torch
+
         have_torch = torch.cuda.is_available()
     except Exception:  # noqa: BLE001
         have_torch = False
@@ -302,8 +336,11 @@ def main() -> int:
         res["torch_add_"] = launch_rate(lambda: x.add_(1.0), torch.cuda.synchronize, torch_events)
         print("torch x.add_(1):", res["torch_add_"])
         res["launch_parts"]["torch"] = launch_parts(
-            lambda: x.add_(1.0), lambda: torch.cuda._sleep(TORCH_SLEEP_CYCLES),
-            torch.cuda.synchronize, torch_events)
+            lambda: x.add_(1.0),
+            lambda: torch.cuda._sleep(TORCH_SLEEP_CYCLES),
+            torch.cuda.synchronize,
+            torch_events,
+        )
         res["launch_parts"]["torch"]["host_launch_s"] = res["torch_add_"]["host_s_per_launch"]
         print("torch launch parts:", res["launch_parts"]["torch"])
     else:
@@ -324,15 +361,19 @@ def main() -> int:
         def fused():
             axpb_fused[blocks, 256](y, a, b, CHAIN_K)
 
-        row = {"n": n, "k": CHAIN_K,
-               "numba_unfused_s": median_time(unfused, cuda.synchronize),
-               "numba_fused_s": median_time(fused, cuda.synchronize)}
+        row = {
+            "n": n,
+            "k": CHAIN_K,
+            "numba_unfused_s": median_time(unfused, cuda.synchronize),
+            "numba_fused_s": median_time(fused, cuda.synchronize),
+        }
         if have_torch:
             ty = torch.ones(n, device="cuda")
 
             def t_unfused():
                 for _ in range(CHAIN_K):
                     ty.mul_(0.999).add_(0.001)
+
             row["torch_unfused_s"] = median_time(t_unfused, torch.cuda.synchronize)
             row["torch_ops"] = 2 * CHAIN_K
         chain.append(row)
@@ -359,16 +400,18 @@ def main() -> int:
             batch = host_work(0)
         for step in range(6):
             with tl.host(f"copy {step}"):
-                dy.copy_to_device(batch)          # synchronous copy from pageable memory
+                dy.copy_to_device(batch)  # synchronous copy from pageable memory
             tl.launch(work, blocks, 256, dy, PIPE_ITERS, name=f"kernel {step}")
             if mode == "serial":
                 with tl.host(f"wait {step}"):
-                    cuda.synchronize()            # e.g. a .item() or a print of a result
+                    cuda.synchronize()  # e.g. a .item() or a print of a result
             with tl.host(f"prepare {step + 1}"):
                 batch = host_work(step + 1)
         tl.finish()
-        timelines[mode] = {"intervals": [dataclasses.asdict(i) for i in tl.intervals],
-                           "summary": tl.summary()}
+        timelines[mode] = {
+            "intervals": [dataclasses.asdict(i) for i in tl.intervals],
+            "summary": tl.summary(),
+        }
         print("timeline", mode, tl.summary())
     res["timelines"] = timelines
 

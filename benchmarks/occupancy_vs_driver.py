@@ -9,6 +9,7 @@ Also records the device limits next to gpulab's table, and each kernel's registe
 
 Run: ``python benchmarks/occupancy_vs_driver.py``
 """
+
 from __future__ import annotations
 
 import json
@@ -22,26 +23,53 @@ sys.path.insert(0, HERE)
 OUT = os.path.join(HERE, "results", "occupancy_vs_driver.json")
 
 BLOCKS = [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 416, 512, 640, 768, 896, 1024]
-DYNAMIC = [0, 100, 1024, 4096, 10_000, 16 * 1024, 24_000, 40 * 1024, 47 * 1024, 48 * 1024,
-           60 * 1024]
-OPTIN_DYNAMIC = [0, 50 * 1024, 64 * 1024, 100 * 1024, 150 * 1024, 200 * 1024, 226 * 1024,
-                 227 * 1024, 228 * 1024]
+DYNAMIC = [0, 100, 1024, 4096, 10_000, 16 * 1024, 24_000, 40 * 1024, 47 * 1024, 48 * 1024, 60 * 1024]
+OPTIN_DYNAMIC = [
+    0,
+    50 * 1024,
+    64 * 1024,
+    100 * 1024,
+    150 * 1024,
+    200 * 1024,
+    226 * 1024,
+    227 * 1024,
+    228 * 1024,
+]
 # (accumulators, max_registers cap or None, static shared float32 count)
-VARIANTS = [(1, None, 0), (4, None, 0), (16, None, 0), (24, 32, 0), (32, 40, 0), (32, None, 0),
-            (48, 56, 0), (48, None, 0), (64, 72, 0), (64, None, 0), (96, 128, 0),
-            (96, None, 0), (160, 168, 0), (160, None, 0), (220, 255, 0), (8, None, 256),
-            (8, None, 3000), (32, 40, 6000), (64, None, 9000), (16, 24, 11_000)]
+VARIANTS = [
+    (1, None, 0),
+    (4, None, 0),
+    (16, None, 0),
+    (24, 32, 0),
+    (32, 40, 0),
+    (32, None, 0),
+    (48, 56, 0),
+    (48, None, 0),
+    (64, 72, 0),
+    (64, None, 0),
+    (96, 128, 0),
+    (96, None, 0),
+    (160, 168, 0),
+    (160, None, 0),
+    (220, 255, 0),
+    (8, None, 256),
+    (8, None, 3000),
+    (32, 40, 6000),
+    (64, None, 9000),
+    (16, 24, 11_000),
+]
 
 
 def build(k, cap, smem):
     from gpulab.kernels.pressure import compile_on_gpu
+
     return compile_on_gpu(k, cap, smem)
 
 
 def driver_blocks(ctx, fn, block, dynamic):
     try:
         r = ctx.get_active_blocks_per_multiprocessor(fn, block, dynamic)
-    except Exception as e:                       # the driver refuses: count as 0, keep the text
+    except Exception as e:  # the driver refuses: count as 0, keep the text
         return 0, f"{type(e).__name__}: {e}"
     if isinstance(r, tuple):
         r = r[-1]
@@ -50,6 +78,7 @@ def driver_blocks(ctx, fn, block, dynamic):
 
 def set_attr(fn, name, value):
     from numba.cuda.cudadrv.driver import binding, driver
+
     attr = getattr(binding.CUfunction_attribute, name)
     driver.cuKernelSetAttribute(attr, int(value), fn.handle, fn.device.id)
 
@@ -80,21 +109,23 @@ def main() -> int:
 
     device_limits = {
         "MULTIPROCESSOR_COUNT": attr("MULTIPROCESSOR_COUNT"),
-        "MAX_THREADS_PER_MULTI_PROCESSOR": [attr("MAX_THREADS_PER_MULTI_PROCESSOR"),
-                                            a.max_threads_per_sm],
-        "MAX_BLOCKS_PER_MULTIPROCESSOR": [attr("MAX_BLOCKS_PER_MULTIPROCESSOR"),
-                                          a.max_blocks_per_sm],
-        "MAX_REGISTERS_PER_MULTIPROCESSOR": [attr("MAX_REGISTERS_PER_MULTIPROCESSOR"),
-                                             a.registers_per_sm],
+        "MAX_THREADS_PER_MULTI_PROCESSOR": [attr("MAX_THREADS_PER_MULTI_PROCESSOR"), a.max_threads_per_sm],
+        "MAX_BLOCKS_PER_MULTIPROCESSOR": [attr("MAX_BLOCKS_PER_MULTIPROCESSOR"), a.max_blocks_per_sm],
+        "MAX_REGISTERS_PER_MULTIPROCESSOR": [attr("MAX_REGISTERS_PER_MULTIPROCESSOR"), a.registers_per_sm],
         "MAX_REGISTERS_PER_BLOCK": [attr("MAX_REGISTERS_PER_BLOCK"), a.registers_per_block],
-        "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": [attr("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"),
-                                                 a.shared_per_sm],
-        "MAX_SHARED_MEMORY_PER_BLOCK": [attr("MAX_SHARED_MEMORY_PER_BLOCK"),
-                                        a.shared_per_block_default],
-        "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": [attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
-                                              a.shared_per_block_optin],
-        "RESERVED_SHARED_MEMORY_PER_BLOCK": [attr("RESERVED_SHARED_MEMORY_PER_BLOCK"),
-                                             a.shared_reserved_per_block],
+        "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": [
+            attr("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"),
+            a.shared_per_sm,
+        ],
+        "MAX_SHARED_MEMORY_PER_BLOCK": [attr("MAX_SHARED_MEMORY_PER_BLOCK"), a.shared_per_block_default],
+        "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": [
+            attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
+            a.shared_per_block_optin,
+        ],
+        "RESERVED_SHARED_MEMORY_PER_BLOCK": [
+            attr("RESERVED_SHARED_MEMORY_PER_BLOCK"),
+            a.shared_reserved_per_block,
+        ],
     }
 
     kernels, configs = [], []
@@ -102,34 +133,62 @@ def main() -> int:
     for vi, (k, cap, smem) in enumerate(VARIANTS):
         fn = build(k, cap, smem)
         regs, static, local = fn.attrs.regs, fn.attrs.shared, fn.attrs.local
-        kernels.append({"accumulators": k, "max_registers": cap, "static_shared_floats": smem,
-                        "registers": regs, "static_shared_bytes": static,
-                        "local_bytes_per_thread": local, "max_threads": fn.attrs.maxthreads})
+        kernels.append(
+            {
+                "accumulators": k,
+                "max_registers": cap,
+                "static_shared_floats": smem,
+                "registers": regs,
+                "static_shared_bytes": static,
+                "local_bytes_per_thread": local,
+                "max_threads": fn.attrs.maxthreads,
+            }
+        )
 
         def compare(kind, block, dyn, optin=None, carveout=None):
             drv, err = driver_blocks(ctx, fn, block, dyn)
-            o = occupancy(block, regs, static + dyn, arch, max_dynamic_shared_bytes=optin,
-                          static_shared_bytes=static, carveout=carveout)
-            configs.append({"kind": kind, "kernel": vi, "registers": regs,
-                            "static_shared": static, "block": block, "dynamic_shared": dyn,
-                            "optin": optin, "carveout": carveout, "driver": drv,
-                            "driver_error": err, "gpulab": o.blocks_per_sm,
-                            "limiter": o.limiter, "match": drv == o.blocks_per_sm})
+            o = occupancy(
+                block,
+                regs,
+                static + dyn,
+                arch,
+                max_dynamic_shared_bytes=optin,
+                static_shared_bytes=static,
+                carveout=carveout,
+            )
+            configs.append(
+                {
+                    "kind": kind,
+                    "kernel": vi,
+                    "registers": regs,
+                    "static_shared": static,
+                    "block": block,
+                    "dynamic_shared": dyn,
+                    "optin": optin,
+                    "carveout": carveout,
+                    "driver": drv,
+                    "driver_error": err,
+                    "gpulab": o.blocks_per_sm,
+                    "limiter": o.limiter,
+                    "match": drv == o.blocks_per_sm,
+                }
+            )
 
         for block in BLOCKS:
             if block > fn.attrs.maxthreads:
                 continue
             for dyn in DYNAMIC:
                 compare("default", block, dyn)
-        if vi % 4 == 0:                                     # opt-in above 48 KB
+        if vi % 4 == 0:  # opt-in above 48 KB
             optin = a.shared_per_block_optin - static
             set_attr(fn, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", optin)
             for block in (64, 256, 1024):
                 for dyn in OPTIN_DYNAMIC:
                     compare("opt-in", block, dyn, optin=optin)
-            set_attr(fn, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
-                     a.shared_per_block_default - static)
-        if vi % 5 == 1:                                     # carveout preference
+            set_attr(
+                fn, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", a.shared_per_block_default - static
+            )
+        if vi % 5 == 1:  # carveout preference
             for carve in (0, 25, 50, 100):
                 set_attr(fn, "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", carve)
                 for block in (128, 512):
@@ -140,9 +199,11 @@ def main() -> int:
     summary = {}
     for kind in ("default", "opt-in", "carveout"):
         rows = [c for c in configs if c["kind"] == kind]
-        summary[kind] = {"configurations": len(rows),
-                         "match": sum(c["match"] for c in rows),
-                         "distinct_register_counts": len({c["registers"] for c in rows})}
+        summary[kind] = {
+            "configurations": len(rows),
+            "match": sum(c["match"] for c in rows),
+            "distinct_register_counts": len({c["registers"] for c in rows}),
+        }
     result = {
         "script": "benchmarks/occupancy_vs_driver.py",
         "environment": environment(),
@@ -157,11 +218,18 @@ def main() -> int:
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump(result, f, indent=1, default=str)
-    print(json.dumps({k: result[k] for k in ("environment", "arch", "summary",
-                                             "device_limits_vs_gpulab")}, indent=1))
-    print("kernels (registers, local bytes):",
-          [(kk["accumulators"], kk["max_registers"], kk["registers"],
-            kk["local_bytes_per_thread"]) for kk in kernels])
+    print(
+        json.dumps(
+            {k: result[k] for k in ("environment", "arch", "summary", "device_limits_vs_gpulab")}, indent=1
+        )
+    )
+    print(
+        "kernels (registers, local bytes):",
+        [
+            (kk["accumulators"], kk["max_registers"], kk["registers"], kk["local_bytes_per_thread"])
+            for kk in kernels
+        ],
+    )
     print("mismatches:", len(result["mismatches"]), "->", OUT)
     return 0
 

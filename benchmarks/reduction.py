@@ -14,6 +14,7 @@ Without a GPU it prints SKIP and exits 0 without touching the results file.
 Run:  python benchmarks/reduction.py            (about a minute on an H200)
       python benchmarks/reduction.py --quick    (smaller sizes, for a smoke test)
 """
+
 import argparse
 import json
 import math
@@ -92,13 +93,15 @@ def bench_block_sums(res, sizes, block=256):
             ms, info = time_kernel(lambda: kern[grid, block](x, out))
             got = out.copy_to_host().astype(np.float64).sum()
             row[name] = {"ms": ms, "GBps": 4 * n / ms / 1e6, "rel_err": rel_err(got, want), **info}
-            del out
+            out = None  # free the device memory before the next size
         row["shuffle_over_tree"] = row["tree"]["ms"] / row["shuffle"]["ms"]
         rows.append(row)
         flag = " (launch-bound)" if row["tree"]["launch_bound"] or row["shuffle"]["launch_bound"] else ""
-        print(f"  n=2^{int(math.log2(n)):2d}: tree {row['tree']['GBps']:8.1f} GB/s, "
-              f"shuffle {row['shuffle']['GBps']:8.1f} GB/s, speed-up {row['shuffle_over_tree']:.2f}x{flag}")
-        del x
+        print(
+            f"  n=2^{int(math.log2(n)):2d}: tree {row['tree']['GBps']:8.1f} GB/s, "
+            f"shuffle {row['shuffle']['GBps']:8.1f} GB/s, speed-up {row['shuffle_over_tree']:.2f}x{flag}"
+        )
+        x = None  # free the device memory before the next size
     res["block_sums"] = rows
 
 
@@ -107,6 +110,7 @@ def _library_sums(x, n):
     libs = {}
     try:
         import cupy as cp
+
         xc = cp.asarray(x)  # zero-copy through __cuda_array_interface__
 
         def rec():
@@ -117,14 +121,21 @@ def _library_sums(x, n):
         def el(a, b):
             b.synchronize()
             return cp.cuda.get_elapsed_time(a, b)
+
         ms, info = time_launches(lambda: xc.sum(), rec, el, cp.cuda.Device().synchronize)
-        libs["cupy"] = {"version": cp.__version__, "ms": ms, "GBps": 4 * n / ms / 1e6,
-                        "value": float(xc.sum()), **info}
-        del xc
+        libs["cupy"] = {
+            "version": cp.__version__,
+            "ms": ms,
+            "GBps": 4 * n / ms / 1e6,
+            "value": float(xc.sum()),
+            **info,
+        }
+        xc = None  # free the device memory before the next size
     except Exception as e:  # noqa: BLE001
         libs["cupy"] = {"error": repr(e)}
     try:
         import torch
+
         xt = torch.as_tensor(x, device="cuda")
 
         def rec():
@@ -135,10 +146,16 @@ def _library_sums(x, n):
         def el(a, b):
             b.synchronize()
             return a.elapsed_time(b)
+
         ms, info = time_launches(lambda: torch.sum(xt), rec, el, torch.cuda.synchronize)
-        libs["torch"] = {"version": torch.__version__, "ms": ms, "GBps": 4 * n / ms / 1e6,
-                         "value": float(torch.sum(xt)), **info}
-        del xt
+        libs["torch"] = {
+            "version": torch.__version__,
+            "ms": ms,
+            "GBps": 4 * n / ms / 1e6,
+            "value": float(torch.sum(xt)),
+            **info,
+        }
+        xt = None  # free the device memory before the next size
     except Exception as e:  # noqa: BLE001
         libs["torch"] = {"error": repr(e)}
     return libs
@@ -154,7 +171,7 @@ def bench_device_sum(res, n):
     h = rng.random(n, dtype=np.float32)
     want = float(h.astype(np.float64).sum())
     x = cuda.to_device(h)
-    del h
+    h = None  # free the device memory before the next size
     out = cuda.device_array(1, np.float32)
     zero = np.zeros(1, np.float32)
     runs = []
@@ -164,8 +181,16 @@ def bench_device_sum(res, n):
         kern[grid, block](arr, out)
         got = float(out.copy_to_host()[0])
         ms, info = time_kernel(lambda: kern[grid, block](arr, out))  # out keeps adding up: timing only
-        row = {"kernel": label, "grid": grid, "block": block, "blocks_per_sm": grid / sms,
-               "ms": ms, "GBps": 4 * n / ms / 1e6, "rel_err": rel_err(got, want), **info}
+        row = {
+            "kernel": label,
+            "grid": grid,
+            "block": block,
+            "blocks_per_sm": grid / sms,
+            "ms": ms,
+            "GBps": 4 * n / ms / 1e6,
+            "rel_err": rel_err(got, want),
+            **info,
+        }
         runs.append(row)
         return row
 
@@ -185,17 +210,22 @@ def bench_device_sum(res, n):
     for lib in libs.values():
         if "value" in lib:
             lib["rel_err"] = rel_err(lib["value"], want)
-    res["device_sum"] = {"n": n, "bytes": 4 * n, "reference_float64": want, "runs": runs,
-                         "best": best, "libraries": libs}
+    res["device_sum"] = {
+        "n": n,
+        "bytes": 4 * n,
+        "reference_float64": want,
+        "runs": runs,
+        "best": best,
+        "libraries": libs,
+    }
     for name, lib in libs.items():
         if best and "GBps" in lib:
             res["device_sum"][f"best_over_{name}"] = best["GBps"] / lib["GBps"]
     if best:
-        print(f"  best: {best['kernel']} grid={best['grid']} block={best['block']}: "
-              f"{best['GBps']:.0f} GB/s")
+        print(f"  best: {best['kernel']} grid={best['grid']} block={best['block']}: {best['GBps']:.0f} GB/s")
     for name, lib in libs.items():
         print(f"  {name}: {lib.get('GBps', lib.get('error'))}")
-    del x, xc, out
+    x = xc = out = None  # free the device memory before the next size
 
 
 def main():
@@ -207,17 +237,20 @@ def main():
         print("SKIP: no CUDA GPU visible to numba; results file left untouched")
         return 0
     top = 24 if args.quick else 28
-    res = {"script": "benchmarks/reduction.py", "environment": environment(),
-           "method": "3 warm-up calls, then the median over 7 repetitions of 20 back-to-back calls "
-                     "between two CUDA events (numba's, cupy's or torch's), divided by 20; "
-                     "launch_bound marks timings not clearly above the host's time per call; "
-                     "float32 input uniform in [0,1); GB/s = 4 bytes x n / time; every result "
-                     "checked against a float64 host sum (rel_err)"}
+    res = {
+        "script": "benchmarks/reduction.py",
+        "environment": environment(),
+        "method": "3 warm-up calls, then the median over 7 repetitions of 20 back-to-back calls "
+        "between two CUDA events (numba's, cupy's or torch's), divided by 20; "
+        "launch_bound marks timings not clearly above the host's time per call; "
+        "float32 input uniform in [0,1); GB/s = 4 bytes x n / time; every result "
+        "checked against a float64 host sum (rel_err)",
+    }
     print(res["environment"])
     print("per-block sums, tree vs shuffle:")
-    bench_block_sums(res, [2 ** k for k in range(16, top + 1, 2)])
+    bench_block_sums(res, [2**k for k in range(16, top + 1, 2)])
     print(f"full-device sum of 2^{top} float32:")
-    bench_device_sum(res, 2 ** top)
+    bench_device_sum(res, 2**top)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(res, f, indent=1)

@@ -5,6 +5,7 @@ on a CPU it times the simulator path. Writes benchmarks/results/notebooks_<gpu|c
 
     python benchmarks/run_notebooks.py [--timeout 600] [chapters/05_memory.ipynb ...]
 """
+
 import argparse
 import json
 import os
@@ -30,14 +31,19 @@ def main():
     opts = ap.parse_args()
     os.environ.setdefault("GPULAB_QUIET", "0")
     import gpulab
+
     # absolute paths: a notebook named relative to the working directory is reported relative to
     # the repository when it lies inside it, and by its full path otherwise
     paths = [Path(p).resolve() for p in opts.notebooks] or sorted((ROOT / "chapters").glob("*.ipynb"))
     runs = []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        client = NotebookClient(nb, timeout=opts.timeout, kernel_name="python3",
-                                resources={"metadata": {"path": str(path.parent)}})
+        client = NotebookClient(
+            nb,
+            timeout=opts.timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+        )
         t0 = time.perf_counter()
         error = None
         try:
@@ -54,14 +60,30 @@ def main():
             if banner:
                 break
         name = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-        runs.append({"notebook": name, "seconds": round(dt, 2),
-                     "ok": error is None, "error": error, "import_gpulab_said": banner})
+        runs.append(
+            {
+                "notebook": name,
+                "seconds": round(dt, 2),
+                "ok": error is None,
+                "error": error,
+                "import_gpulab_said": banner,
+            }
+        )
         print(f"{'ok ' if error is None else 'ERR'} {dt:7.1f} s  {path.name}  {banner}", flush=True)
     which = gpulab.BACKEND
     out = Path(opts.out) if opts.out else ROOT / "benchmarks" / "results" / f"notebooks_{which}.json"
-    out.write_text(json.dumps({"backend": which, "describe": gpulab.describe(),
-                               "environment": environment(numba=which == "gpu"),
-                               "runs": runs}, indent=1) + "\n")
+    out.write_text(
+        json.dumps(
+            {
+                "backend": which,
+                "describe": gpulab.describe(),
+                "environment": environment(numba=which == "gpu"),
+                "runs": runs,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     raise SystemExit(0 if all(r["ok"] for r in runs) else 1)
 
 

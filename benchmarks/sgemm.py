@@ -8,6 +8,7 @@ instruction counts). Writes sgemm.json (+ the SASS of the steps named by --asm) 
 
     python benchmarks/sgemm.py --out benchmarks/results
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,33 +28,70 @@ import benchenv  # noqa: E402
 from gpulab import metrics as M  # noqa: E402
 
 SIG = "(array(float32, 2d, C), array(float32, 2d, C), array(float32, 2d, C))"
-PTX_PATTERNS = {"ld.shared.f32": r"ld\.shared\.f32", "ld.shared.v2.f32": r"ld\.shared\.v2\.f32",
-                "ld.shared.v4.f32": r"ld\.shared\.v4\.f32", "st.shared": r"st\.shared",
-                "ld.global": r"ld\.global", "fma.rn": r"fma\.rn", "bar.sync": r"bar\.sync",
-                "local": r"\.local"}
-SASS_PATTERNS = {"FFMA": r"\bFFMA\b", "LDS": r"\bLDS(\.\w+)*\b", "LDS.128": r"\bLDS\.128\b",
-                 "LDS.64": r"\bLDS\.64\b", "STS": r"\bSTS\b", "LDG": r"\bLDG\b",
-                 "BAR": r"\bBAR\b", "LDL": r"\bLDL\b", "STL": r"\bSTL\b"}
+PTX_PATTERNS = {
+    "ld.shared.f32": r"ld\.shared\.f32",
+    "ld.shared.v2.f32": r"ld\.shared\.v2\.f32",
+    "ld.shared.v4.f32": r"ld\.shared\.v4\.f32",
+    "st.shared": r"st\.shared",
+    "ld.global": r"ld\.global",
+    "fma.rn": r"fma\.rn",
+    "bar.sync": r"bar\.sync",
+    "local": r"\.local",
+}
+SASS_PATTERNS = {
+    "FFMA": r"\bFFMA\b",
+    "LDS": r"\bLDS(\.\w+)*\b",
+    "LDS.128": r"\bLDS\.128\b",
+    "LDS.64": r"\bLDS\.64\b",
+    "STS": r"\bSTS\b",
+    "LDG": r"\bLDG\b",
+    "BAR": r"\bBAR\b",
+    "LDL": r"\bLDL\b",
+    "STL": r"\bSTL\b",
+}
 
 
-STALLS = ["barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
-          "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",
-          "not_selected", "selected", "short_scoreboard", "sleeping", "tex_throttle", "wait"]
+STALLS = [
+    "barrier",
+    "branch_resolving",
+    "dispatch_stall",
+    "drain",
+    "imc_miss",
+    "lg_throttle",
+    "long_scoreboard",
+    "math_pipe_throttle",
+    "membar",
+    "mio_throttle",
+    "misc",
+    "no_instruction",
+    "not_selected",
+    "selected",
+    "short_scoreboard",
+    "sleeping",
+    "tex_throttle",
+    "wait",
+]
 # the counters gpulab also counts, under their names in gpulab.metrics, then GPU-only ones
-NCU_METRICS = ([*M.SHARED_BANK_CONFLICTS.values(), *M.SHARED_WAVEFRONTS.values(),
-                *M.SHARED_INSTRUCTIONS.values(), M.INST_EXECUTED,
-                "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-                "launch__registers_per_thread", "launch__occupancy_limit_registers",
-                "sm__warps_active.avg.pct_of_peak_sustained_active",
-                "smsp__issue_active.avg.pct_of_peak_sustained_active",
-                "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-                "sm__cycles_elapsed.avg.per_second", "gpu__time_duration.sum"]
-               + [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALLS])
+NCU_METRICS = [
+    *M.SHARED_BANK_CONFLICTS.values(),
+    *M.SHARED_WAVEFRONTS.values(),
+    *M.SHARED_INSTRUCTIONS.values(),
+    M.INST_EXECUTED,
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "launch__registers_per_thread",
+    "launch__occupancy_limit_registers",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__cycles_elapsed.avg.per_second",
+    "gpu__time_duration.sum",
+] + [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALLS]
 
 
 def kernels():
     """name -> (kernel, launch_config step name), in chapter order, plus the layout variants."""
     from gpulab.kernels import sgemm as S
+
     out = {name: (v[0], name) for name, v in S.STEPS.items()}
     out["vec_nopad"] = (S.make_sgemm_vec(pad=0, swizzle=False), "vec")
     out["vec_pad1"] = (S.make_sgemm_vec(pad=1, swizzle=False), "vec")
@@ -67,17 +105,23 @@ def kernels():
 def timed(fn, target_ms=60.0, repeats=5):
     """Median ms per call: warm-up, then ``repeats`` event-timed batches of back-to-back calls."""
     import torch
-    fn(); fn()
+
+    fn()
+    fn()
     torch.cuda.synchronize()
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record(); fn(); e.record(); e.synchronize()
+    s.record()
+    fn()
+    e.record()
+    e.synchronize()
     n = max(1, min(200, int(target_ms / max(s.elapsed_time(e), 1e-3))))
     per = []
     for _ in range(repeats):
         s.record()
         for _ in range(n):
             fn()
-        e.record(); e.synchronize()
+        e.record()
+        e.synchronize()
         per.append(s.elapsed_time(e) / n)
     return statistics.median(per), per, n
 
@@ -85,8 +129,11 @@ def timed(fn, target_ms=60.0, repeats=5):
 def compiled(kernel, out_dir: Path | None, name: str) -> dict:
     """Registers, local memory, shared memory and instruction counts of the compiled kernel."""
     rec = {}
-    for key, call in (("registers", "get_regs_per_thread"), ("local_bytes", "get_local_mem_per_thread"),
-                      ("shared_bytes", "get_shared_mem_per_block")):
+    for key, call in (
+        ("registers", "get_regs_per_thread"),
+        ("local_bytes", "get_local_mem_per_thread"),
+        ("shared_bytes", "get_shared_mem_per_block"),
+    ):
         try:
             v = getattr(kernel, call)()
             rec[key] = int(next(iter(v.values()))) if isinstance(v, dict) else int(v)
@@ -111,18 +158,28 @@ def compiled(kernel, out_dir: Path | None, name: str) -> dict:
     return rec
 
 
-NCU_PROFILED = ["reg2d", "vec_nopad", "vec_pad1", "vec", "vec_swizzle", "prefetch", "prefetch_bk16",
-                "prefetch_bk16_r128", "prefetch_r128"]
+NCU_PROFILED = [
+    "reg2d",
+    "vec_nopad",
+    "vec_pad1",
+    "vec",
+    "vec_swizzle",
+    "prefetch",
+    "prefetch_bk16",
+    "prefetch_bk16_r128",
+    "prefetch_r128",
+]
 
 
 def merge_ncu(csv_path: str, json_path: str, order=NCU_PROFILED) -> dict:
     """Read ncu's --csv output (launches of ``--profile`` in ``order``) into json["ncu"]."""
     import csv
     import io
+
     opener = gzip.open if csv_path.endswith(".gz") else open
     with opener(csv_path, "rt") as f:
         text = f.read()
-    rows = list(csv.DictReader(io.StringIO(text[text.index('"ID"'):])))
+    rows = list(csv.DictReader(io.StringIO(text[text.index('"ID"') :])))
     launches: dict = {}
     for row in rows:
         v = row["Metric Value"].replace(",", "")
@@ -134,11 +191,13 @@ def merge_ncu(csv_path: str, json_path: str, order=NCU_PROFILED) -> dict:
     if len(launches) != len(order):
         raise SystemExit(f"{len(launches)} profiled launches in {csv_path}, expected {len(order)}")
     doc = json.loads(Path(json_path).read_text())
-    doc["ncu"] = {"command": "ncu --clock-control none --print-units base --csv -k regex:sgemm "
-                             "--metrics $(python benchmarks/sgemm.py --ncu-metrics) python "
-                             "benchmarks/sgemm.py --size 4096 --profile " + " ".join(order),
-                  "raw": "benchmarks/results/raw/sgemm_ncu.csv.gz",
-                  "kernels": dict(zip(order, launches.values()))}
+    doc["ncu"] = {
+        "command": "ncu --clock-control none --print-units base --csv -k regex:sgemm "
+        "--metrics $(python benchmarks/sgemm.py --ncu-metrics) python "
+        "benchmarks/sgemm.py --size 4096 --profile " + " ".join(order),
+        "raw": "benchmarks/results/raw/sgemm_ncu.csv.gz",
+        "kernels": dict(zip(order, launches.values())),
+    }
     Path(json_path).write_text(json.dumps(doc, indent=1))
     return doc
 
@@ -147,11 +206,19 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, default=4096)
     ap.add_argument("--out", default="benchmarks/results")
-    ap.add_argument("--asm", nargs="*", default=["reg2d", "vec_swizzle", "prefetch", "prefetch_bk16_r128"],
-                    help="steps whose SASS text is written next to the JSON")
+    ap.add_argument(
+        "--asm",
+        nargs="*",
+        default=["reg2d", "vec_swizzle", "prefetch", "prefetch_bk16_r128"],
+        help="steps whose SASS text is written next to the JSON",
+    )
     ap.add_argument("--only", nargs="*", default=None, help="time only these steps")
-    ap.add_argument("--profile", nargs="*", default=None,
-                    help="launch these steps once each, in this order, untimed (a target for ncu)")
+    ap.add_argument(
+        "--profile",
+        nargs="*",
+        default=None,
+        help="launch these steps once each, in this order, untimed (a target for ncu)",
+    )
     ap.add_argument("--ncu-metrics", action="store_true", help="print the metrics to give ncu, and exit")
     ap.add_argument("--merge-ncu", metavar="CSV", help="merge ncu's CSV into --out/sgemm.json, and exit")
     args = ap.parse_args(argv)
@@ -169,7 +236,7 @@ def main(argv=None):
     out_dir.mkdir(parents=True, exist_ok=True)
     env = benchenv.environment()
     n = args.size
-    flop = 2.0 * n ** 3
+    flop = 2.0 * n**3
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     g = torch.Generator(device="cuda").manual_seed(11)
@@ -192,8 +259,10 @@ def main(argv=None):
     def check(name):
         err = float((c.double() - ref).abs().max())
         ok = err <= 1e-5 * scale
-        print(f"   {name}: max |C - C64| = {err:.3g} ({err / scale:.2e} of max |C64|) {'ok' if ok else 'WRONG'}",
-              flush=True)
+        print(
+            f"   {name}: max |C - C64| = {err:.3g} ({err / scale:.2e} of max |C64|) {'ok' if ok else 'WRONG'}",
+            flush=True,
+        )
         return {"max_abs_err": err, "max_abs_ref": scale, "ok": ok}
 
     def torch_run():
@@ -201,8 +270,13 @@ def main(argv=None):
 
     results = {"torch_before": None, "steps": {}, "torch_after": None}
     ms, per, reps = timed(torch_run)
-    results["torch_before"] = {"ms": ms, "per_batch_ms": per, "launches_per_batch": reps,
-                               "gflops": flop / ms / 1e6, **check("torch")}
+    results["torch_before"] = {
+        "ms": ms,
+        "per_batch_ms": per,
+        "launches_per_batch": reps,
+        "gflops": flop / ms / 1e6,
+        **check("torch"),
+    }
     print(f"torch fp32 {ms:.3f} ms  {flop / ms / 1e9:.2f} TFLOP/s", flush=True)
     for name, (kern, step) in kernels().items():
         if args.only and name not in args.only:
@@ -213,25 +287,32 @@ def main(argv=None):
         kern[grid, block](ca, aa, ba)
         cuda.synchronize()
         compile_s = time.time() - t0
-        rec = {"grid": list(grid), "block": list(block), "compile_and_first_s": compile_s,
-               **check(name)}
-        ms, per, reps = timed(lambda: kern[grid, block](ca, aa, ba),
-                              target_ms=30.0 if name == "naive" else 60.0,
-                              repeats=3 if name == "naive" else 5)
-        rec.update({"ms": ms, "per_batch_ms": per, "launches_per_batch": reps,
-                    "gflops": flop / ms / 1e6})
+        rec = {"grid": list(grid), "block": list(block), "compile_and_first_s": compile_s, **check(name)}
+        ms, per, reps = timed(
+            lambda: kern[grid, block](ca, aa, ba),
+            target_ms=30.0 if name == "naive" else 60.0,
+            repeats=3 if name == "naive" else 5,
+        )
+        rec.update({"ms": ms, "per_batch_ms": per, "launches_per_batch": reps, "gflops": flop / ms / 1e6})
         rec["nvidia_smi_after"] = benchenv._smi("clocks.sm,power.draw")
         rec.update(compiled(kern, out_dir if name in args.asm else None, name))
         results["steps"][name] = rec
-        print(f"{name:12s} {ms:8.3f} ms {flop / ms / 1e9:7.2f} TFLOP/s regs {rec.get('registers')} "
-              f"local {rec.get('local_bytes')} ptx {rec.get('ptx')} sass {rec.get('sass')}", flush=True)
+        print(
+            f"{name:12s} {ms:8.3f} ms {flop / ms / 1e9:7.2f} TFLOP/s regs {rec.get('registers')} "
+            f"local {rec.get('local_bytes')} ptx {rec.get('ptx')} sass {rec.get('sass')}",
+            flush=True,
+        )
     ms, per, reps = timed(torch_run)
-    results["torch_after"] = {"ms": ms, "per_batch_ms": per, "launches_per_batch": reps,
-                              "gflops": flop / ms / 1e6}
+    results["torch_after"] = {
+        "ms": ms,
+        "per_batch_ms": per,
+        "launches_per_batch": reps,
+        "gflops": flop / ms / 1e6,
+    }
     results["torch_after"]["nvidia_smi_after"] = benchenv._smi("clocks.sm,clocks.max.sm,power.draw")
     print(f"torch fp32 again {ms:.3f} ms  {flop / ms / 1e9:.2f} TFLOP/s", flush=True)
     results["torch_low_precision"] = {}
-    for dt in ("float16", "bfloat16"):                     # the tensor-core coda's comparison
+    for dt in ("float16", "bfloat16"):  # the tensor-core coda's comparison
         ah, bh = a.to(getattr(torch, dt)), b.to(getattr(torch, dt))
         ms, per, reps = timed(lambda: torch.matmul(ah, bh))
         results["torch_low_precision"][dt] = {"ms": ms, "gflops": flop / ms / 1e6}
@@ -239,12 +320,17 @@ def main(argv=None):
     torch_gflops = 0.5 * (results["torch_before"]["gflops"] + results["torch_after"]["gflops"])
     for rec in results["steps"].values():
         rec["fraction_of_torch"] = rec["gflops"] / torch_gflops
-    doc = {"what": "fp32 C = A B, row-major, M = N = K = size; chapter 11's kernels and torch.matmul "
-                   "(allow_tf32 False) timed in one process with CUDA events after warm-up; each "
-                   "result checked against a float64 matmul of the same inputs on the GPU",
-           "size": n, "flop": flop, "torch_gflops_mean": torch_gflops,
-           "timing": "median over batches of back-to-back launches; ms per launch",
-           "environment": env, **results}
+    doc = {
+        "what": "fp32 C = A B, row-major, M = N = K = size; chapter 11's kernels and torch.matmul "
+        "(allow_tf32 False) timed in one process with CUDA events after warm-up; each "
+        "result checked against a float64 matmul of the same inputs on the GPU",
+        "size": n,
+        "flop": flop,
+        "torch_gflops_mean": torch_gflops,
+        "timing": "median over batches of back-to-back launches; ms per launch",
+        "environment": env,
+        **results,
+    }
     (out_dir / "sgemm.json").write_text(json.dumps(doc, indent=1))
     print("wrote", out_dir / "sgemm.json")
 

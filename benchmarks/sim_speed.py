@@ -10,6 +10,7 @@ NUMBA_ENABLE_CUDASIM=1, as a reader would use it. Also measures the peak memory 
 
     python benchmarks/sim_speed.py [--reps 3]
 """
+
 import argparse
 import json
 import os
@@ -21,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
-KERNELS = textwrap.dedent('''
+KERNELS = textwrap.dedent("""
     import numpy as np
     from numba import cuda
 
@@ -51,9 +52,9 @@ KERNELS = textwrap.dedent('''
                                   lambda: (np.zeros((64, 64), np.float32), A, B),
                                   lambda args: np.allclose(args[0], A @ B, rtol=1e-4)),
         }
-''')
+""")
 
-RUNNER = textwrap.dedent('''
+RUNNER = textwrap.dedent("""
     import json, statistics, sys, time
     sys.path.insert(0, {kdir!r})
     import sim_speed_kernels as K
@@ -74,9 +75,9 @@ RUNNER = textwrap.dedent('''
             assert ok(args), name + " gave a wrong answer on " + which
         out[name] = {{"median_s": statistics.median(times), "times_s": times}}
     print(json.dumps(out))
-''')
+""")
 
-MEMORY = textwrap.dedent('''
+MEMORY = textwrap.dedent("""
     import resource, sys, time
     sys.path.insert(0, {kdir!r})
     import numpy as np
@@ -91,12 +92,13 @@ MEMORY = textwrap.dedent('''
     assert (out == 2).all()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(peak * 1024, before * 1024, dt)
-''')
+""")
 
 
 def run(code, env, *args):
-    res = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True,
-                         text=True, timeout=3600)
+    res = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=3600
+    )
     if res.returncode:
         raise SystemExit(res.stderr)
     return res.stdout.strip().splitlines()[-1]
@@ -113,26 +115,38 @@ def main():
     base = dict(os.environ, GPULAB_QUIET="1", PYTHONPATH=str(ROOT))
     base.pop("NUMBA_ENABLE_CUDASIM", None)
     ours = json.loads(run(RUNNER.format(kdir=str(kdir)), base, "gpulab", str(opts.reps)))
-    theirs = json.loads(run(RUNNER.format(kdir=str(kdir)), dict(base, NUMBA_ENABLE_CUDASIM="1"),
-                            "numba", str(opts.reps)))
+    theirs = json.loads(
+        run(RUNNER.format(kdir=str(kdir)), dict(base, NUMBA_ENABLE_CUDASIM="1"), "numba", str(opts.reps))
+    )
     peak, before, dt = run(MEMORY.format(kdir=str(kdir)), base).split()
     sys.path.insert(0, str(HERE))
     from benchenv import environment
+
     result = {
         "what": "median wall time per launch, gpulab simulator vs Numba's CUDA simulator",
         "environment": environment(numba=False),
         "reps": opts.reps,
-        "kernels": {name: {"gpulab_s": ours[name]["median_s"], "numba_sim_s": theirs[name]["median_s"],
-                           "speedup": theirs[name]["median_s"] / ours[name]["median_s"]}
-                    for name in ours},
-        "launch_2_20_threads": {"peak_rss_bytes": int(peak), "rss_before_bytes": int(before),
-                                "seconds": float(dt)},
+        "kernels": {
+            name: {
+                "gpulab_s": ours[name]["median_s"],
+                "numba_sim_s": theirs[name]["median_s"],
+                "speedup": theirs[name]["median_s"] / ours[name]["median_s"],
+            }
+            for name in ours
+        },
+        "launch_2_20_threads": {
+            "peak_rss_bytes": int(peak),
+            "rss_before_bytes": int(before),
+            "seconds": float(dt),
+        },
     }
     Path(opts.out).parent.mkdir(parents=True, exist_ok=True)
     Path(opts.out).write_text(json.dumps(result, indent=2) + "\n")
     for name, r in result["kernels"].items():
-        print(f"{name:20s} gpulab {r['gpulab_s'] * 1e3:8.1f} ms   numba-sim {r['numba_sim_s']:7.2f} s"
-              f"   speedup {r['speedup']:7.0f}x")
+        print(
+            f"{name:20s} gpulab {r['gpulab_s'] * 1e3:8.1f} ms   numba-sim {r['numba_sim_s']:7.2f} s"
+            f"   speedup {r['speedup']:7.0f}x"
+        )
     m = result["launch_2_20_threads"]
     print(f"2^20-thread vector add: {m['seconds']:.2f} s, peak RSS {m['peak_rss_bytes'] / 2**20:.0f} MiB")
 

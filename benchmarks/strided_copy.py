@@ -10,6 +10,7 @@ Skips without a GPU.
 
 Run: ``python benchmarks/strided_copy.py``
 """
+
 from __future__ import annotations
 
 import json
@@ -23,19 +24,21 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 OUT = os.path.join(HERE, "results", "strided_copy.json")
 STRIDES = [1, 2, 4, 8, 16, 32, 64]
-N_LOADS = 1 << 24               # 64 MiB of useful float32 per launch; stride 64 spans 4 GiB
+N_LOADS = 1 << 24  # 64 MiB of useful float32 per launch; stride 64 spans 4 GiB
 BLOCK = 256
 REPEATS = 15
 
 
 def main() -> int:
     from benchenv import gpu_present
+
     if not gpu_present():
         print("SKIP: no CUDA GPU visible; strided_copy.json untouched")
         return 0
     from numba import cuda
     from gpulab.kernels.memory import copy_strided
     from benchenv import environment
+
     a = cuda.to_device(np.arange(N_LOADS * max(STRIDES), dtype=np.float32))
     out = cuda.device_array(N_LOADS, np.float32)
     grid = N_LOADS // BLOCK
@@ -59,13 +62,26 @@ def main() -> int:
             e1.synchronize()
             ts.append(e0.elapsed_time(e1) / 1e3)
         t = float(np.median(ts))
-        rows.append({"stride": s, "time_s": t, "useful_GBps": 8 * N_LOADS / t / 1e9,
-                     "span_bytes": 4 * N_LOADS * s, "correct": ok})
+        rows.append(
+            {
+                "stride": s,
+                "time_s": t,
+                "useful_GBps": 8 * N_LOADS / t / 1e9,
+                "span_bytes": 4 * N_LOADS * s,
+                "correct": ok,
+            }
+        )
         print(f"stride {s:3d}: {t * 1e3:8.3f} ms  {8 * N_LOADS / t / 1e9:8.1f} GB/s useful")
-    res = {"environment": environment(), "n_loads": N_LOADS, "block": BLOCK,
-           "method": ("out[i] = a[i*stride], one float32 per thread, N loads per launch; CUDA "
-                      f"events, median of {REPEATS}; useful bytes = 8 per element (read + write)"),
-           "rows": rows}
+    res = {
+        "environment": environment(),
+        "n_loads": N_LOADS,
+        "block": BLOCK,
+        "method": (
+            "out[i] = a[i*stride], one float32 per thread, N loads per launch; CUDA "
+            f"events, median of {REPEATS}; useful bytes = 8 per element (read + write)"
+        ),
+        "rows": rows,
+    }
     path = os.environ.get("GPULAB_BENCH_OUT") or OUT
     with open(path, "w") as f:
         json.dump(res, f, indent=1)

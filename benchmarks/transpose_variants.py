@@ -7,6 +7,7 @@ against the best copy, with CUDA events after a warm-up (same timer as bandwidth
 
     python benchmarks/transpose_variants.py
 """
+
 import json
 import os
 import sys
@@ -47,21 +48,25 @@ def make(TILE, ROWS, checked=True):
             for j in range(0, TILE, ROWS):
                 if xo < a.shape[0] and yo + j < a.shape[1]:
                     out[yo + j, xo] = tile[tx, ty + j]
+
     return transpose
 
 
 def main():
     from benchenv import environment, gpu_present
+
     if not gpu_present():
         print("SKIP: no GPU")
         return
     from bandwidth import time_kernel
+
     side = 16384
     a = cuda.to_device(np.random.default_rng(0).random((side, side), dtype=np.float32))
     out = cuda.device_array((side, side), np.float32)
     nbytes = 2 * a.size * 4
     res = {"environment": environment(), "side": side, "variants": {}}
     import torch
+
     ta = torch.empty(side * side, dtype=torch.float32, device="cuda")
     tb = torch.empty_like(ta)
     ms = time_kernel(lambda: tb.copy_(ta))

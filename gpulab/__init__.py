@@ -4,6 +4,7 @@
 is one and otherwise on gpulab's SIMT simulator, and returns a report whose counters carry
 Nsight Compute's metric names. ``import gpulab`` prints one line saying which it will be.
 """
+
 import os as _os
 
 from . import errors, metrics  # noqa: F401
@@ -17,6 +18,7 @@ def predict(kernel, grid, block, *args, gpu="H200", **options):
     from a simulation of a sample of its blocks on this CPU: a ``gpulab.perf.Prediction``
     (time, limiter, speed-of-light breakdown, per-line costs). See :mod:`gpulab.perf`."""
     from .perf import predict as _predict
+
     return _predict(kernel, grid, block, *args, gpu=gpu, **options)
 
 
@@ -27,6 +29,7 @@ BACKEND = "gpu" if gpu_available() else "sim"
 if BACKEND == "sim":
     # without a GPU, @cuda.jit("signature") must not ask numba for a device (gpulab/sim/eager.py)
     from .sim import eager as _eager
+
     _eager.install()
     _eager.explain_earlier_failure()
 
@@ -36,6 +39,7 @@ def describe():
     if BACKEND == "gpu":
         try:
             from numba import cuda
+
             name = cuda.get_current_device().name
             name = name.decode() if isinstance(name, bytes) else name
         except Exception:
@@ -50,4 +54,5 @@ if _os.environ.get("GPULAB_QUIET") != "1":
 # inside a Jupyter kernel: the book's figure style, SVG figures, widgets' starting states
 from . import show  # noqa: E402
 from .show import install_line, show_source  # noqa: E402,F401
+
 show.setup_notebook()

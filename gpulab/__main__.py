@@ -1,4 +1,5 @@
 """`python -m gpulab` runs `gpulab doctor`."""
+
 from gpulab.doctor import main
 
 raise SystemExit(main())

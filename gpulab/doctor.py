@@ -5,6 +5,7 @@ any, and every known-bad combination it finds with the fix. Each check is a smal
 plain facts so it can be tested without the hardware it is about. Exit status 1 when a check
 found an error, else 0.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,25 +17,41 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PACKAGES = ["gpulab", "numpy", "numba", "numba-cuda", "llvmlite", "cuda-bindings",
-            "nvidia-nvjitlink-cu12", "pynvjitlink-cu12", "matplotlib", "ipywidgets",
-            "ml_dtypes", "jupyter-book", "otter-grader"]
+PACKAGES = [
+    "gpulab",
+    "numpy",
+    "numba",
+    "numba-cuda",
+    "llvmlite",
+    "cuda-bindings",
+    "nvidia-nvjitlink-cu12",
+    "pynvjitlink-cu12",
+    "matplotlib",
+    "ipywidgets",
+    "ml_dtypes",
+    "jupyter-book",
+    "otter-grader",
+]
 
-PTX_SOURCES = ("NVIDIA/numba-cuda#120; googlecolab/colabtools#5081; "
-               "NVIDIA/numba-cuda#263 (use nvJitLink whenever it is installed); "
-               "NVIDIA/accelerated-computing-hub#66")
-PTX_FIX = ('pip install "numba-cuda[cu12]" — installs nvJitLink, which numba-cuda (>= 0.14) '
-           "then uses to link: it compiles the PTX itself, so the driver never sees a PTX version "
-           "newer than it knows. With an older numba-cuda: pip install pynvjitlink-cu12 and set "
-           "NUMBA_CUDA_ENABLE_PYNVJITLINK=1 before importing numba. Restart the runtime afterwards. "
-           "Or upgrade the NVIDIA driver to one that supports the toolkit's CUDA version.")
+PTX_SOURCES = (
+    "NVIDIA/numba-cuda#120; googlecolab/colabtools#5081; "
+    "NVIDIA/numba-cuda#263 (use nvJitLink whenever it is installed); "
+    "NVIDIA/accelerated-computing-hub#66"
+)
+PTX_FIX = (
+    'pip install "numba-cuda[cu12]" — installs nvJitLink, which numba-cuda (>= 0.14) '
+    "then uses to link: it compiles the PTX itself, so the driver never sees a PTX version "
+    "newer than it knows. With an older numba-cuda: pip install pynvjitlink-cu12 and set "
+    "NUMBA_CUDA_ENABLE_PYNVJITLINK=1 before importing numba. Restart the runtime afterwards. "
+    "Or upgrade the NVIDIA driver to one that supports the toolkit's CUDA version."
+)
 
 
 @dataclass
 class Finding:
     """One known problem: how bad, what, why, how to fix it, and where that is documented."""
 
-    level: str      # "error" or "warning"
+    level: str  # "error" or "warning"
     title: str
     detail: str
     fix: str
@@ -50,18 +67,18 @@ class Facts:
     """What the checks look at; collected by `collect()` or written by hand in tests."""
 
     python: str = platform.python_version()
-    versions: dict = field(default_factory=dict)   # distribution name -> version or None
+    versions: dict = field(default_factory=dict)  # distribution name -> version or None
     numpy_has_row_stack: bool = True
     numba_cuda_uses_row_stack: bool = False
     on_colab: bool = False
-    gpu: str | None = None                        # device name, None without a usable GPU
+    gpu: str | None = None  # device name, None without a usable GPU
     compute_capability: tuple | None = None
-    driver_cuda: tuple | None = None              # CUDA version the driver supports, e.g. (12, 4)
-    toolkit_cuda: tuple | None = None             # NVVM / toolkit version numba compiles with
+    driver_cuda: tuple | None = None  # CUDA version the driver supports, e.g. (12, 4)
+    toolkit_cuda: tuple | None = None  # NVVM / toolkit version numba compiles with
     have_nvjitlink: bool | None = None
     backend: str = "sim"
-    smoke_error: str | None = None                # message of a failed test kernel on the GPU
-    describe: str | None = None                   # gpulab.describe(): what `import gpulab` says
+    smoke_error: str | None = None  # message of a failed test kernel on the GPU
+    describe: str | None = None  # gpulab.describe(): what `import gpulab` says
 
 
 def _version(tup: str | None) -> tuple:
@@ -76,17 +93,22 @@ def _version(tup: str | None) -> tuple:
 
 # ---- checks: each is a function of Facts returning a list of Findings ---------------------
 
+
 def check_numpy_row_stack(f: Facts) -> list[Finding]:
     """numpy 2.5 removed np.row_stack; numba-cuda 0.30 registers an overload for it, so the
     first kernel compile dies with AttributeError (measured on the GPU machine)."""
     if f.numba_cuda_uses_row_stack and not f.numpy_has_row_stack:
-        return [Finding(
-            "error", f"numpy {f.versions.get('numpy')} with numba-cuda {f.versions.get('numba-cuda')}",
-            "this numpy has no np.row_stack (removed in numpy 2.5) but numba-cuda refers to it: "
-            "the first @cuda.jit compile fails with AttributeError: module 'numpy' has no "
-            "attribute 'row_stack'",
-            'pip install "numpy<2.5" (then restart the kernel)',
-            "measured with numba-cuda 0.30.4 on an H200; gpulab DESIGN.md §4")]
+        return [
+            Finding(
+                "error",
+                f"numpy {f.versions.get('numpy')} with numba-cuda {f.versions.get('numba-cuda')}",
+                "this numpy has no np.row_stack (removed in numpy 2.5) but numba-cuda refers to it: "
+                "the first @cuda.jit compile fails with AttributeError: module 'numpy' has no "
+                "attribute 'row_stack'",
+                'pip install "numpy<2.5" (then restart the kernel)',
+                "measured with numba-cuda 0.30.4 on an H200; gpulab DESIGN.md §4",
+            )
+        ]
     return []
 
 
@@ -98,12 +120,17 @@ def check_ptx_version(f: Facts) -> list[Finding]:
     if tuple(f.toolkit_cuda[:2]) > tuple(f.driver_cuda[:2]) and not f.have_nvjitlink:
         drv = ".".join(map(str, f.driver_cuda[:2]))
         tk = ".".join(map(str, f.toolkit_cuda[:2]))
-        return [Finding(
-            "error", f"CUDA toolkit {tk} is newer than the driver (supports CUDA {drv}) and nvJitLink is missing",
-            "numba compiles kernels to PTX with the toolkit's NVVM, and the driver refuses PTX "
-            "from a newer toolkit: the first launch fails with CUDA_ERROR_UNSUPPORTED_PTX_VERSION "
-            "(this has happened on Colab's T4 runtime)",
-            PTX_FIX, PTX_SOURCES)]
+        return [
+            Finding(
+                "error",
+                f"CUDA toolkit {tk} is newer than the driver (supports CUDA {drv}) and nvJitLink is missing",
+                "numba compiles kernels to PTX with the toolkit's NVVM, and the driver refuses PTX "
+                "from a newer toolkit: the first launch fails with CUDA_ERROR_UNSUPPORTED_PTX_VERSION "
+                "(this has happened on Colab's T4 runtime)",
+                PTX_FIX,
+                PTX_SOURCES,
+            )
+        ]
     return []
 
 
@@ -113,26 +140,50 @@ def check_smoke_error(f: Facts) -> list[Finding]:
     if not msg:
         return []
     if "UNSUPPORTED_PTX_VERSION" in msg or "Unsupported .version" in msg:
-        return [Finding("error", "a test kernel failed: CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
-                        "the driver is older than the CUDA toolkit numba compiled with", PTX_FIX,
-                        PTX_SOURCES)]
+        return [
+            Finding(
+                "error",
+                "a test kernel failed: CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+                "the driver is older than the CUDA toolkit numba compiled with",
+                PTX_FIX,
+                PTX_SOURCES,
+            )
+        ]
     if "row_stack" in msg:
-        return [Finding("error", "a test kernel failed: numpy has no attribute 'row_stack'",
-                        "numpy >= 2.5 with numba-cuda 0.30", 'pip install "numpy<2.5"',
-                        "gpulab DESIGN.md §4")]
-    return [Finding("error", "a test kernel failed on the GPU", msg.strip().splitlines()[-1][:300],
-                    "gpulab falls back to the CPU simulator with backend='sim'; report this error "
-                    "with the output of `gpulab doctor`")]
+        return [
+            Finding(
+                "error",
+                "a test kernel failed: numpy has no attribute 'row_stack'",
+                "numpy >= 2.5 with numba-cuda 0.30",
+                'pip install "numpy<2.5"',
+                "gpulab DESIGN.md §4",
+            )
+        ]
+    return [
+        Finding(
+            "error",
+            "a test kernel failed on the GPU",
+            msg.strip().splitlines()[-1][:300],
+            "gpulab falls back to the CPU simulator with backend='sim'; report this error "
+            "with the output of `gpulab doctor`",
+        )
+    ]
 
 
 def check_jupyter_book(f: Facts) -> list[Finding]:
     """Jupyter Book 2.x ignores _config.yml and builds nothing for this book."""
     v = _version(f.versions.get("jupyter-book"))
     if v and v[0] >= 2:
-        return [Finding("warning", f"jupyter-book {f.versions['jupyter-book']}",
-                        "Jupyter Book 2.x does not read _config.yml/_toc.yml; it exits 0 having "
-                        "built nothing of this book",
-                        'pip install "jupyter-book>=1.0.4.post1,<2"', "gpulab DESIGN.md §4")]
+        return [
+            Finding(
+                "warning",
+                f"jupyter-book {f.versions['jupyter-book']}",
+                "Jupyter Book 2.x does not read _config.yml/_toc.yml; it exits 0 having "
+                "built nothing of this book",
+                'pip install "jupyter-book>=1.0.4.post1,<2"',
+                "gpulab DESIGN.md §4",
+            )
+        ]
     return []
 
 
@@ -142,10 +193,14 @@ def check_tested_versions(f: Facts) -> list[Finding]:
     for name, lo, hi in [("numba", (0, 61), (0, 69)), ("numba-cuda", (0, 30), (0, 31))]:
         v = _version(f.versions.get(name))
         if v and not (lo <= v[:2] < hi):
-            out.append(Finding("warning", f"{name} {f.versions[name]} is outside the tested range",
-                               f"gpulab is tested with {name} >= {'.'.join(map(str, lo))}, "
-                               f"< {'.'.join(map(str, hi))}",
-                               "pip install -r requirements.txt (from the gpulab repository)"))
+            out.append(
+                Finding(
+                    "warning",
+                    f"{name} {f.versions[name]} is outside the tested range",
+                    f"gpulab is tested with {name} >= {'.'.join(map(str, lo))}, < {'.'.join(map(str, hi))}",
+                    "pip install -r requirements.txt (from the gpulab repository)",
+                )
+            )
     return out
 
 
@@ -155,16 +210,27 @@ def check_bindings_vs_driver(f: Facts) -> list[Finding]:
     b = _version(f.versions.get("cuda-bindings"))
     if f.gpu is None or not f.driver_cuda or not b or b[0] <= f.driver_cuda[0]:
         return []
-    return [Finding("warning", f"cuda-bindings {f.versions['cuda-bindings']} with a CUDA "
-                               f"{f.driver_cuda[0]}.{f.driver_cuda[1]} driver",
-                    f"cuda-bindings {b[0]}.x targets CUDA {b[0]} drivers; numba-cuda's "
-                    f"cu{f.driver_cuda[0]} extra pins the matching cuda-bindings",
-                    f'pip install "numba-cuda[cu{f.driver_cuda[0]}]" (then restart the runtime)',
-                    "numba-cuda package metadata (extras cu12 / cu13)")]
+    return [
+        Finding(
+            "warning",
+            f"cuda-bindings {f.versions['cuda-bindings']} with a CUDA "
+            f"{f.driver_cuda[0]}.{f.driver_cuda[1]} driver",
+            f"cuda-bindings {b[0]}.x targets CUDA {b[0]} drivers; numba-cuda's "
+            f"cu{f.driver_cuda[0]} extra pins the matching cuda-bindings",
+            f'pip install "numba-cuda[cu{f.driver_cuda[0]}]" (then restart the runtime)',
+            "numba-cuda package metadata (extras cu12 / cu13)",
+        )
+    ]
 
 
-CHECKS = [check_numpy_row_stack, check_ptx_version, check_bindings_vs_driver, check_smoke_error, check_jupyter_book,
-          check_tested_versions]
+CHECKS = [
+    check_numpy_row_stack,
+    check_ptx_version,
+    check_bindings_vs_driver,
+    check_smoke_error,
+    check_jupyter_book,
+    check_tested_versions,
+]
 
 
 def diagnose(f: Facts) -> list[Finding]:
@@ -173,6 +239,7 @@ def diagnose(f: Facts) -> list[Finding]:
 
 
 # ---- collecting facts from this environment -----------------------------------------------
+
 
 def _dist_version(name: str) -> str | None:
     try:
@@ -264,8 +331,11 @@ def report(f: Facts, findings: list[Finding]) -> str:
     """The text `gpulab doctor` prints."""
     lines = ["gpulab doctor", "", f"python      {f.python} ({platform.platform()})"]
     for name in PACKAGES:
-        lines.append(f"{name:<12}{f.versions.get(name) or '-'}" if len(name) < 12
-                     else f"{name} {f.versions.get(name) or '-'}")
+        lines.append(
+            f"{name:<12}{f.versions.get(name) or '-'}"
+            if len(name) < 12
+            else f"{name} {f.versions.get(name) or '-'}"
+        )
     lines.append("")
     lines.append(f"colab       {'yes' if f.on_colab else 'no'}")
     if f.gpu:
@@ -294,8 +364,13 @@ def report(f: Facts, findings: list[Finding]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `gpulab` console script and of `python -m gpulab`."""
     p = argparse.ArgumentParser(prog="gpulab", description="gpulab tools")
-    p.add_argument("command", nargs="?", default="doctor", choices=["doctor"],
-                   help="doctor: versions, backend, GPU and known-bad combinations (default)")
+    p.add_argument(
+        "command",
+        nargs="?",
+        default="doctor",
+        choices=["doctor"],
+        help="doctor: versions, backend, GPU and known-bad combinations (default)",
+    )
     p.add_argument("--no-smoke", action="store_true", help="do not run a test kernel on the GPU")
     args = p.parse_args(argv)
     f = collect(smoke=not args.no_smoke)

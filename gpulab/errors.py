@@ -21,8 +21,7 @@ class BackendUnavailable(GpulabError, RuntimeError):
 class KernelError(GpulabError):
     """A bug found while running a kernel; ``line`` and ``threads`` say where and who."""
 
-    def __init__(self, message, *, kernel=None, filename=None, line=None, source=None,
-                 threads=(), hint=None):
+    def __init__(self, message, *, kernel=None, filename=None, line=None, source=None, threads=(), hint=None):
         self.kernel, self.filename, self.line = kernel, filename, line
         self.source, self.threads, self.hint = source, list(threads), hint
         self.detail = message

@@ -2,6 +2,7 @@
 
 Used by the image-processing chapter so that inversion and blurring have something visible to act on.
 """
+
 import numpy as np
 
 
@@ -36,7 +37,7 @@ def box_blur_reference(img, radius):
     out = np.zeros((h, w))
     for dy in range(2 * radius + 1):
         for dx in range(2 * radius + 1):
-            out += pad[dy:dy + h, dx:dx + w]
+            out += pad[dy : dy + h, dx : dx + w]
     return (out / (2 * radius + 1) ** 2).astype(np.float32)
 
 

@@ -5,6 +5,7 @@ table), read from their one home, ``gpulab.models.occupancy.Arch``: threads per 
 and grid dimensions, shared memory per block without an opt-in. Backends are the modules of
 ``gpulab.backends.REGISTRY``.
 """
+
 import os
 import time
 
@@ -13,7 +14,7 @@ import numpy as np
 from . import backends, errors
 from .models.occupancy import ARCHS
 
-_LIMITS = ARCHS["sm_90"]        # the launch limits below are the same on every cc >= 3.0
+_LIMITS = ARCHS["sm_90"]  # the launch limits below are the same on every cc >= 3.0
 MAX_THREADS_PER_BLOCK = _LIMITS.max_threads_per_block
 MAX_BLOCK_DIMS = _LIMITS.max_block_dims
 MAX_GRID_DIMS = _LIMITS.max_grid_dims
@@ -26,8 +27,7 @@ def dim3(value, what):
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = (int(value),)
     if not isinstance(value, (tuple, list)) or not 1 <= len(value) <= 3:
-        raise errors.LaunchConfigError(
-            f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}.")
+        raise errors.LaunchConfigError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}.")
     out = []
     for v in value:
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
@@ -44,17 +44,20 @@ def check_limits(grid, block, shared_bytes):
     if threads > MAX_THREADS_PER_BLOCK:
         raise errors.LaunchConfigError(
             f"block {block} has {threads} threads; the limit is {MAX_THREADS_PER_BLOCK} threads "
-            f"per block. Use a smaller block and more blocks.")
+            f"per block. Use a smaller block and more blocks."
+        )
     for axis, v, lim in zip("xyz", block, MAX_BLOCK_DIMS):
         if v > lim:
             raise errors.LaunchConfigError(
                 f"block dimension {axis} = {v} exceeds the limit of {lim} "
-                f"(block dims are limited to {MAX_BLOCK_DIMS}).")
+                f"(block dims are limited to {MAX_BLOCK_DIMS})."
+            )
     for axis, v, lim in zip("xyz", grid, MAX_GRID_DIMS):
         if v > lim:
             raise errors.LaunchConfigError(
                 f"grid dimension {axis} = {v} exceeds the limit of {lim:,} "
-                f"(grid dims are limited to {MAX_GRID_DIMS}).")
+                f"(grid dims are limited to {MAX_GRID_DIMS})."
+            )
     if not isinstance(shared_bytes, (int, np.integer)) or shared_bytes < 0:
         raise errors.LaunchConfigError(f"shared_bytes must be a non-negative int, got {shared_bytes!r}.")
     if shared_bytes > DEFAULT_SHARED_LIMIT:
@@ -62,7 +65,8 @@ def check_limits(grid, block, shared_bytes):
             f"dynamic shared memory of {shared_bytes:,} bytes per block exceeds the "
             f"{DEFAULT_SHARED_LIMIT:,}-byte ({DEFAULT_SHARED_LIMIT // 1024} KB) default limit; "
             f"larger sizes need an explicit opt-in on the GPU (up to "
-            f"{_LIMITS.shared_per_block_optin // 1024} KB on {_LIMITS.name}).")
+            f"{_LIMITS.shared_per_block_optin // 1024} KB on {_LIMITS.name})."
+        )
 
 
 def gpu_available():
@@ -87,8 +91,17 @@ DEFAULT_TIMEOUT_S = 4.0
 DEFAULT_MAX_STEPS = 200_000
 
 
-def launch(kernel, grid, block, *args, backend="auto", shared_bytes=0, trace=(0, 0),
-           max_steps=DEFAULT_MAX_STEPS, timeout_s=DEFAULT_TIMEOUT_S):
+def launch(
+    kernel,
+    grid,
+    block,
+    *args,
+    backend="auto",
+    shared_bytes=0,
+    trace=(0, 0),
+    max_steps=DEFAULT_MAX_STEPS,
+    timeout_s=DEFAULT_TIMEOUT_S,
+):
     """Launch ``kernel[grid, block](*args)`` on a backend and return a :class:`Report`.
 
     numpy arrays are updated in place on every backend. ``trace=(block, warp)`` picks the warp
@@ -100,11 +113,11 @@ def launch(kernel, grid, block, *args, backend="auto", shared_bytes=0, trace=(0,
     check_limits(grid, block, shared_bytes)
     which = resolve_backend(backend)
     started = time.perf_counter()
-    rep = backends.get(which).launch(kernel, grid, block, args, shared_bytes, trace=trace,
-                                     max_steps=max_steps, timeout_s=timeout_s)
+    rep = backends.get(which).launch(
+        kernel, grid, block, args, shared_bytes, trace=trace, max_steps=max_steps, timeout_s=timeout_s
+    )
     rep.wall_s = time.perf_counter() - started
-    if os.environ.get("GPULAB_LAUNCH_LOG"):       # one line per launch, to size time budgets
+    if os.environ.get("GPULAB_LAUNCH_LOG"):  # one line per launch, to size time budgets
         with open(os.environ["GPULAB_LAUNCH_LOG"], "a") as log:
             log.write(f"{rep.wall_s:.4f}\t{rep.steps}\t{which}\t{rep.kernel}\t{grid}\t{block}\n")
     return rep
-

@@ -19,6 +19,7 @@ Rules (as Nsight Compute counts them on sm_70 and newer):
 
 Every function works on a whole launch at once: arrays of shape (warps, 32).
 """
+
 import numpy as np
 
 from .models.occupancy import WARP  # noqa: F401  (lanes per warp; its one home)
@@ -29,16 +30,26 @@ BANK_BYTES = 4
 WAVEFRONT_BYTES = 128
 
 # Nsight Compute metric names for what gpulab counts.
-GLOBAL_REQUESTS = {"ld": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-                   "st": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"}
-GLOBAL_SECTORS = {"ld": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-                  "st": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"}
-SHARED_INSTRUCTIONS = {"ld": "smsp__sass_inst_executed_op_shared_ld.sum",
-                       "st": "smsp__sass_inst_executed_op_shared_st.sum"}
-SHARED_WAVEFRONTS = {"ld": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-                     "st": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}
-SHARED_BANK_CONFLICTS = {"ld": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-                         "st": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}
+GLOBAL_REQUESTS = {
+    "ld": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "st": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+}
+GLOBAL_SECTORS = {
+    "ld": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "st": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+}
+SHARED_INSTRUCTIONS = {
+    "ld": "smsp__sass_inst_executed_op_shared_ld.sum",
+    "st": "smsp__sass_inst_executed_op_shared_st.sum",
+}
+SHARED_WAVEFRONTS = {
+    "ld": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "st": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+}
+SHARED_BANK_CONFLICTS = {
+    "ld": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "st": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+}
 # Atomics (Nsight Compute "Memory Workload Analysis" tables and the nvprof-to-ncu metric map:
 # inst_executed_global_atomics, inst_executed_global_reductions, inst_executed_shared_atomics).
 GLOBAL_ATOM_INSTRUCTIONS = "smsp__sass_inst_executed_op_global_atom.sum"
@@ -48,19 +59,30 @@ GLOBAL_ATOM_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"
 GLOBAL_RED_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"
 # operations PTX ``red`` offers, by operand kind (numpy dtype.kind): a discarded result of
 # these may compile to RED instead of ATOM
-REDUCIBLE_ATOMICS = {"i": frozenset({"add", "sub", "min", "max", "and", "or", "xor"}),
-                     "u": frozenset({"add", "sub", "min", "max", "and", "or", "xor"}),
-                     "f": frozenset({"add", "sub"})}
+REDUCIBLE_ATOMICS = {
+    "i": frozenset({"add", "sub", "min", "max", "and", "or", "xor"}),
+    "u": frozenset({"add", "sub", "min", "max", "and", "or", "xor"}),
+    "f": frozenset({"add", "sub"}),
+}
 INST_EXECUTED = "smsp__inst_executed.sum"
 THREAD_INST_EXECUTED = "smsp__thread_inst_executed.sum"
 THREADS_PER_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"
 
-ALL_NAMES = (list(GLOBAL_REQUESTS.values()) + list(GLOBAL_SECTORS.values())
-             + list(SHARED_INSTRUCTIONS.values()) + list(SHARED_WAVEFRONTS.values())
-             + list(SHARED_BANK_CONFLICTS.values())
-             + [GLOBAL_ATOM_INSTRUCTIONS, GLOBAL_RED_INSTRUCTIONS, SHARED_ATOM_INSTRUCTIONS,
-                GLOBAL_ATOM_REQUESTS, GLOBAL_RED_REQUESTS]
-             + [INST_EXECUTED, THREAD_INST_EXECUTED, THREADS_PER_INST])
+ALL_NAMES = (
+    list(GLOBAL_REQUESTS.values())
+    + list(GLOBAL_SECTORS.values())
+    + list(SHARED_INSTRUCTIONS.values())
+    + list(SHARED_WAVEFRONTS.values())
+    + list(SHARED_BANK_CONFLICTS.values())
+    + [
+        GLOBAL_ATOM_INSTRUCTIONS,
+        GLOBAL_RED_INSTRUCTIONS,
+        SHARED_ATOM_INSTRUCTIONS,
+        GLOBAL_ATOM_REQUESTS,
+        GLOBAL_RED_REQUESTS,
+    ]
+    + [INST_EXECUTED, THREAD_INST_EXECUTED, THREADS_PER_INST]
+)
 
 
 def empty_counters():
@@ -114,9 +136,11 @@ def shared_counts(op, addresses, size, active):
     Also returns the per-warp (wavefronts, ideal) arrays, which the trace records keep.
     """
     wave, ideal = shared_wavefronts(addresses, size, active)
-    counts = {SHARED_INSTRUCTIONS[op]: warp_instructions(active),
-              SHARED_WAVEFRONTS[op]: int(wave.sum()),
-              SHARED_BANK_CONFLICTS[op]: int((wave - ideal).sum())}
+    counts = {
+        SHARED_INSTRUCTIONS[op]: warp_instructions(active),
+        SHARED_WAVEFRONTS[op]: int(wave.sum()),
+        SHARED_BANK_CONFLICTS[op]: int((wave - ideal).sum()),
+    }
     return counts, wave, ideal
 
 
@@ -167,11 +191,11 @@ def shared_wavefronts(addresses, size, active):
     first_occ &= w >= 0
     banks = np.where(w >= 0, w % BANKS, 0)
     rows = np.repeat(np.arange(nwarps, dtype=np.int64), w.shape[1])
-    per_bank = np.bincount(rows * BANKS + banks.ravel(), weights=first_occ.ravel(),
-                           minlength=nwarps * BANKS).reshape(nwarps, BANKS)
+    per_bank = np.bincount(
+        rows * BANKS + banks.ravel(), weights=first_occ.ravel(), minlength=nwarps * BANKS
+    ).reshape(nwarps, BANKS)
     distinct_words = first_occ.sum(axis=1)
-    ideal = np.where(distinct_words > 0,
-                     np.maximum(1, -(-distinct_words * BANK_BYTES // WAVEFRONT_BYTES)), 0)
+    ideal = np.where(distinct_words > 0, np.maximum(1, -(-distinct_words * BANK_BYTES // WAVEFRONT_BYTES)), 0)
     wavefronts = np.maximum(per_bank.max(axis=1).astype(np.int64), ideal)
     return wavefronts, ideal
 

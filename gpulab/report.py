@@ -1,4 +1,5 @@
 """What a launch returns: counters under Nsight Compute's names, per line, and traces."""
+
 from dataclasses import dataclass, field
 from html import escape
 
@@ -8,6 +9,7 @@ from . import metrics
 @dataclass
 class LineStats:
     """Counters of one source line of the kernel."""
+
     line: int
     source: str
     counters: dict
@@ -20,8 +22,7 @@ class LineStats:
     def efficiency(self):
         """Average active lanes per warp-level instruction on this line, / 32."""
         inst = self.inst
-        return (self.counters.get(metrics.THREAD_INST_EXECUTED, 0) / (metrics.WARP * inst)
-                if inst else None)
+        return self.counters.get(metrics.THREAD_INST_EXECUTED, 0) / (metrics.WARP * inst) if inst else None
 
     def get(self, name, default=0):
         return self.counters.get(name, default)
@@ -34,6 +35,7 @@ class Report:
     ``metrics`` uses the exact Nsight Compute metric names (``gpulab.metrics``), so the same
     names work with ``ncu --metrics`` on a real GPU. On the GPU backend only timings are filled.
     """
+
     kernel: str
     backend: str
     grid: tuple
@@ -44,7 +46,7 @@ class Report:
     accesses: list = field(default_factory=list)
     shuffles: list = field(default_factory=list)
     barriers: int = 0
-    atomics: dict = field(default_factory=dict)   # thread-level atomic operations per memory space
+    atomics: dict = field(default_factory=dict)  # thread-level atomic operations per memory space
     # warp-level executions (>= 1 active lane) of each cuda.* call, keyed by the name after
     # "cuda." ("shfl_down_sync", "atomic.add", "syncthreads", ...); simulator only
     intrinsics: dict = field(default_factory=dict)
@@ -54,7 +56,7 @@ class Report:
     steps: int = 0
     wall_s: float = 0.0
     kernel_s: float = None
-    compile_s: float = None      # GPU backend: numba's compile before the timed launch (0 if cached)
+    compile_s: float = None  # GPU backend: numba's compile before the timed launch (0 if cached)
     traced_warp: tuple = (0, 0)
     # kind of trace ("mask_history", "accesses", "shuffles") -> True when it hit its cap
     # (gpulab.sim.trace.LIMITS) and later records of the traced warp were not kept
@@ -93,9 +95,13 @@ class Report:
             raise ValueError(f"space={space!r}: use 'global', 'shared' or None")
         if op not in (None, "ld", "st"):
             raise ValueError(f"op={op!r}: use 'ld', 'st' or None")
-        return [a for a in self.accesses
-                if (array is None or a["array"] == array) and (space is None or a["space"] == space)
-                and (op is None or a["op"] == op)]
+        return [
+            a
+            for a in self.accesses
+            if (array is None or a["array"] == array)
+            and (space is None or a["space"] == space)
+            and (op is None or a["op"] == op)
+        ]
 
     def line_of(self, text):
         """The LineStats of the first kernel line containing ``text``."""
@@ -108,6 +114,7 @@ class Report:
         """This simulated launch's predicted time on ``gpu`` (a ``gpulab.perf.Prediction``);
         from the report's own counts, so DRAM bytes are taken as all sectors requested."""
         from .perf import from_report
+
         return from_report(self, gpu=gpu, registers=registers)
 
     # -- presentation ----------------------------------------------------------------------
@@ -123,14 +130,24 @@ class Report:
             for op, label in (("ld", "loads"), ("st", "stores")):
                 req = self._m(metrics.GLOBAL_REQUESTS[op])
                 if req:
-                    rows.append((f"global {label}", f"{req} requests, "
-                                 f"{self._m(metrics.GLOBAL_SECTORS[op])} sectors "
-                                 f"({self.sectors_per_request(op):.2f} per request)"))
+                    rows.append(
+                        (
+                            f"global {label}",
+                            f"{req} requests, "
+                            f"{self._m(metrics.GLOBAL_SECTORS[op])} sectors "
+                            f"({self.sectors_per_request(op):.2f} per request)",
+                        )
+                    )
                 inst = self._m(metrics.SHARED_INSTRUCTIONS[op])
                 if inst:
-                    rows.append((f"shared {label}", f"{inst} instructions, "
-                                 f"{self._m(metrics.SHARED_WAVEFRONTS[op])} wavefronts, "
-                                 f"{self._m(metrics.SHARED_BANK_CONFLICTS[op])} bank conflicts"))
+                    rows.append(
+                        (
+                            f"shared {label}",
+                            f"{inst} instructions, "
+                            f"{self._m(metrics.SHARED_WAVEFRONTS[op])} wavefronts, "
+                            f"{self._m(metrics.SHARED_BANK_CONFLICTS[op])} bank conflicts",
+                        )
+                    )
             rows.append(("barriers executed", str(self.barriers)))
         return rows
 
@@ -143,10 +160,16 @@ class Report:
             sec = ls.get(metrics.GLOBAL_SECTORS["ld"]) + ls.get(metrics.GLOBAL_SECTORS["st"])
             sh = ls.get(metrics.SHARED_INSTRUCTIONS["ld"]) + ls.get(metrics.SHARED_INSTRUCTIONS["st"])
             wf = ls.get(metrics.SHARED_WAVEFRONTS["ld"]) + ls.get(metrics.SHARED_WAVEFRONTS["st"])
-            out.append({"line": ln, "source": ls.source.strip(), "inst": ls.inst,
-                        "efficiency": ls.efficiency,
-                        "sectors_per_request": sec / req if req else None,
-                        "wavefronts_per_inst": wf / sh if sh else None})
+            out.append(
+                {
+                    "line": ln,
+                    "source": ls.source.strip(),
+                    "inst": ls.inst,
+                    "efficiency": ls.efficiency,
+                    "sectors_per_request": sec / req if req else None,
+                    "wavefronts_per_inst": wf / sh if sh else None,
+                }
+            )
         return out
 
     def __str__(self):
@@ -156,20 +179,27 @@ class Report:
         return head + "\n" + body
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(v)}</td></tr>"
-                       for k, v in self._rows())
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(v)}</td></tr>"
+            for k, v in self._rows()
+        )
         html = f"<b>gpulab report: kernel <code>{escape(self.kernel)}</code></b><table>{rows}</table>"
         if self.lines:
+
             def fmt(v, f):
                 return "" if v is None else format(v, f)
+
             lrows = "".join(
                 f"<tr><td>{r['line']}</td><td style='text-align:left'><code>{escape(r['source'])}</code>"
                 f"</td><td>{r['inst']}</td><td>{fmt(r['efficiency'], '.0%')}</td>"
                 f"<td>{fmt(r['sectors_per_request'], '.2f')}</td>"
                 f"<td>{fmt(r['wavefronts_per_inst'], '.2f')}</td></tr>"
-                for r in self.line_table())
-            html += ("<details><summary>per source line</summary><table><tr><th>line</th>"
-                     "<th>source</th><th>warp inst</th><th>efficiency</th>"
-                     "<th>sectors/request</th><th>wavefronts/inst</th></tr>"
-                     f"{lrows}</table></details>")
+                for r in self.line_table()
+            )
+            html += (
+                "<details><summary>per source line</summary><table><tr><th>line</th>"
+                "<th>source</th><th>warp inst</th><th>efficiency</th>"
+                "<th>sectors/request</th><th>wavefronts/inst</th></tr>"
+                f"{lrows}</table></details>"
+            )
         return html

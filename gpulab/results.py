@@ -5,6 +5,7 @@ A results file is ``<name>.json`` written by a ``benchmarks/`` script. It is loo
 $GPULAB_RESULTS, then benchmarks/results/ of the source tree gpulab runs from, of the working
 directory, and of its parent (a notebook runs from chapters/).
 """
+
 import json
 import os
 from pathlib import Path
@@ -16,8 +17,11 @@ def roots() -> list[Path]:
     """Candidate results folders, in lookup order (those that may not exist included)."""
     env = os.environ.get("GPULAB_RESULTS")
     out = [Path(env)] if env else []
-    return out + [SOURCE_TREE / "benchmarks" / "results", Path.cwd() / "benchmarks" / "results",
-                  Path.cwd().parent / "benchmarks" / "results"]
+    return out + [
+        SOURCE_TREE / "benchmarks" / "results",
+        Path.cwd() / "benchmarks" / "results",
+        Path.cwd().parent / "benchmarks" / "results",
+    ]
 
 
 def path(name: str) -> Path | None:

@@ -5,6 +5,7 @@ row dicts whose keys say what each number is. None when the file is absent (a pi
 Every number comes from the file; the only arithmetic here is ratios and unit changes, and each
 derived key says so in its name (``..._ratio``, ``..._per_load``...).
 """
+
 from __future__ import annotations
 
 import statistics
@@ -30,9 +31,15 @@ def latency_ladder(res: dict | None = None) -> list[dict] | None:
     rows = []
     for g in r["global"]:
         each = g.get("ns_each_repeat") or [g["ns"]]
-        rows.append({"working_set_bytes": g["working_set_bytes"], "ns": g["ns"],
-                     "cycles_at_max_clock": g["cycles_at_max_clock"],
-                     "ns_min_repeat": min(each), "ns_max_repeat": max(each)})
+        rows.append(
+            {
+                "working_set_bytes": g["working_set_bytes"],
+                "ns": g["ns"],
+                "cycles_at_max_clock": g["cycles_at_max_clock"],
+                "ns_min_repeat": min(each),
+                "ns_max_repeat": max(each),
+            }
+        )
     return rows
 
 
@@ -67,14 +74,24 @@ def launch_parts(res: dict | None = None) -> dict | None:
     labels = {}
     for fw, p in r["launch_parts"].items():
         labels.update(p.get("labels", {}))
-        row = {k: p[k] for k in ("host_launch_s", "gpu_single_behind_long_s", "gpu_back_to_back_s",
-                                 "end_to_end_s", "events_idle_stream_s") if k in p}
+        row = {
+            k: p[k]
+            for k in (
+                "host_launch_s",
+                "gpu_single_behind_long_s",
+                "gpu_back_to_back_s",
+                "end_to_end_s",
+                "events_idle_stream_s",
+            )
+            if k in p
+        }
         ncu = p.get("ncu_gpu_time_duration")
         if ncu:
             row["ncu_gpu_time_duration_s"] = ncu["gpu_time_duration_s_median"]
         out[fw] = row
-    labels["ncu_gpu_time_duration_s"] = ("Nsight Compute gpu__time_duration of the tiny kernel "
-                                         "(median of 20 launches)")
+    labels["ncu_gpu_time_duration_s"] = (
+        "Nsight Compute gpu__time_duration of the tiny kernel (median of 20 launches)"
+    )
     out["labels"] = labels
     return out
 
@@ -98,9 +115,9 @@ def divergence_paths(res: dict | None = None) -> list[dict] | None:
             row["ncu_inst_executed_ratio"] = n.get("inst_executed_ratio_to_1_path")
             row["ncu_threads_per_inst"] = n.get("smsp__thread_inst_executed_per_inst_executed.ratio")
             row["ncu_pred_on_threads_per_inst"] = n.get(
-                "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio")
-            row["ncu_time_ratio"] = (n.get("gpu__time_duration.sum") /
-                                     ncu[min(ncu)]["gpu__time_duration.sum"])
+                "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"
+            )
+            row["ncu_time_ratio"] = n.get("gpu__time_duration.sum") / ncu[min(ncu)]["gpu__time_duration.sum"]
         rows.append(row)
     return rows
 
@@ -112,13 +129,17 @@ def divergence_instruction_split(res: dict | None = None) -> dict | None:
     if len(rows) < 2:
         return None
     import numpy as np
+
     P = np.array([x["paths"] for x in rows], float)
     inst = np.array([x["ncu_inst_executed"] for x in rows], float)
     per_path, common = np.polyfit(P, inst, 1)
     pred = common + per_path * P
-    return {"common_inst": float(common), "per_path_inst": float(per_path),
-            "max_rel_residual": float(np.max(np.abs(pred - inst) / inst)),
-            "predicted_ratio_at_32": float((common + 32 * per_path) / (common + per_path))}
+    return {
+        "common_inst": float(common),
+        "per_path_inst": float(per_path),
+        "max_rel_residual": float(np.max(np.abs(pred - inst) / inst)),
+        "predicted_ratio_at_32": float((common + 32 * per_path) / (common + per_path)),
+    }
 
 
 def strided_copy(res: dict | None = None) -> list[dict] | None:
@@ -141,7 +162,7 @@ def strided_copy(res: dict | None = None) -> list[dict] | None:
             t = n.get("gpu__time_duration.sum")
             if t and n.get("dram__bytes_read.sum") is not None:
                 row["dram_read_GBps_ncu"] = n["dram__bytes_read.sum"] / (t * 1e-9) / 1e9
-            if t:   # same useful bytes as the events figure, over the kernel's own time
+            if t:  # same useful bytes as the events figure, over the kernel's own time
                 row["ncu_time_s"] = t * 1e-9
                 row["useful_GBps_ncu_time"] = x["useful_GBps"] * x["time_s"] / (t * 1e-9)
         rows.append(row)
@@ -157,15 +178,20 @@ def allreduce(res: dict | None = None) -> dict | None:
         return None
     f = r.get("fit", {})
     p2p = r.get("p2p_copy") or {}
-    return {"gpus": r.get("env", {}).get("gpus"), "nccl": r.get("env", {}).get("nccl"),
-            "small_message_per_call_s": f.get("small_message_time_s"),
-            "small_message_back_to_back_s": f.get("small_message_back_to_back_s"),
-            "small_message_graph_s": f.get("small_message_graph_s"),
-            "alpha_per_call_s": f.get("alpha_s"), "alpha_back_to_back_s": f.get("alpha_back_to_back_s"),
-            "alpha_graph_s": f.get("alpha_graph_s"), "bandwidth_Bps": f.get("bandwidth_Bps"),
-            "max_bus_bandwidth_Bps": f.get("max_bus_bandwidth_Bps"),
-            "p2p_GBps": {k: v["GBps"] for k, v in p2p.items() if isinstance(v, dict) and "GBps" in v},
-            "labels": r.get("labels", {})}
+    return {
+        "gpus": r.get("env", {}).get("gpus"),
+        "nccl": r.get("env", {}).get("nccl"),
+        "small_message_per_call_s": f.get("small_message_time_s"),
+        "small_message_back_to_back_s": f.get("small_message_back_to_back_s"),
+        "small_message_graph_s": f.get("small_message_graph_s"),
+        "alpha_per_call_s": f.get("alpha_s"),
+        "alpha_back_to_back_s": f.get("alpha_back_to_back_s"),
+        "alpha_graph_s": f.get("alpha_graph_s"),
+        "bandwidth_Bps": f.get("bandwidth_Bps"),
+        "max_bus_bandwidth_Bps": f.get("max_bus_bandwidth_Bps"),
+        "p2p_GBps": {k: v["GBps"] for k, v in p2p.items() if isinstance(v, dict) and "GBps" in v},
+        "labels": r.get("labels", {}),
+    }
 
 
 def occupancy_vs_header(res: dict | None = None) -> list[dict] | None:
@@ -175,10 +201,17 @@ def occupancy_vs_header(res: dict | None = None) -> list[dict] | None:
     if not r:
         return None
     lim = r.get("device_limits", {})
-    return [{"arch": a, "cases": v["cases"] - v["header_errors"], "agree": v["agree"],
-             "agreement": v["agreement"], "cases_with_a_block": v["nonzero_cases"],
-             "device_limits_equal": lim.get(a, {}).get("equal")}
-            for a, v in r["per_arch"].items()]
+    return [
+        {
+            "arch": a,
+            "cases": v["cases"] - v["header_errors"],
+            "agree": v["agree"],
+            "agreement": v["agreement"],
+            "cases_with_a_block": v["nonzero_cases"],
+            "device_limits_equal": lim.get(a, {}).get("equal"),
+        }
+        for a, v in r["per_arch"].items()
+    ]
 
 
 def stall_reasons(res: dict | None = None) -> list[dict] | None:
@@ -191,10 +224,18 @@ def stall_reasons(res: dict | None = None) -> list[dict] | None:
     rows = []
     for name, k in r["kernels"].items():
         s = k["stalls_per_issue"]
-        rows.append({"kernel": name, "built_for": k["built_for"], "top_reason": k["top_reason"],
-                     **{f"{x}_per_issue": s.get(x) for x in ("long_scoreboard", "barrier",
-                                                              "mio_throttle", "short_scoreboard")},
-                     "built_for_share": k["share_of_stalls"].get(k["built_for"])})
+        rows.append(
+            {
+                "kernel": name,
+                "built_for": k["built_for"],
+                "top_reason": k["top_reason"],
+                **{
+                    f"{x}_per_issue": s.get(x)
+                    for x in ("long_scoreboard", "barrier", "mio_throttle", "short_scoreboard")
+                },
+                "built_for_share": k["share_of_stalls"].get(k["built_for"]),
+            }
+        )
     return rows
 
 
@@ -206,15 +247,18 @@ def reduction_in_flight(res: dict | None = None) -> dict | None:
         return None
     d, m = r["derived"], r["measured"]
     pb, gs = d["per_block"][1], d["grid_stride"]
-    return {"dram_latency_ns": m["dram_latency_ns"],
-            "per_block_GBps": pb["measured_GBps"], "grid_stride_GBps": gs["measured_GBps"],
-            "per_block_max_bytes_in_flight_per_sm": pb["max_bytes_in_flight_per_sm"],
-            "grid_stride_max_bytes_in_flight_per_sm": gs["max_bytes_in_flight_per_sm"],
-            "per_block_avg_bytes_in_flight_per_sm": pb["littles_law_bytes_in_flight_per_sm_for_measured_GBps"],
-            "grid_stride_avg_bytes_in_flight_per_sm": gs["littles_law_bytes_in_flight_per_sm_for_measured_GBps"],
-            "needed_per_sm_for_grid_stride_GBps": d["bytes_in_flight_per_sm_needed_for_best_GBps"],
-            "bandwidth_ratio": d["bandwidth_ratio_grid_stride_over_per_block_shuffle"],
-            "max_in_flight_ratio": d["in_flight_ratio_grid_stride_over_per_block"]}
+    return {
+        "dram_latency_ns": m["dram_latency_ns"],
+        "per_block_GBps": pb["measured_GBps"],
+        "grid_stride_GBps": gs["measured_GBps"],
+        "per_block_max_bytes_in_flight_per_sm": pb["max_bytes_in_flight_per_sm"],
+        "grid_stride_max_bytes_in_flight_per_sm": gs["max_bytes_in_flight_per_sm"],
+        "per_block_avg_bytes_in_flight_per_sm": pb["littles_law_bytes_in_flight_per_sm_for_measured_GBps"],
+        "grid_stride_avg_bytes_in_flight_per_sm": gs["littles_law_bytes_in_flight_per_sm_for_measured_GBps"],
+        "needed_per_sm_for_grid_stride_GBps": d["bytes_in_flight_per_sm_needed_for_best_GBps"],
+        "bandwidth_ratio": d["bandwidth_ratio_grid_stride_over_per_block_shuffle"],
+        "max_in_flight_ratio": d["in_flight_ratio_grid_stride_over_per_block"],
+    }
 
 
 def int4_mma(res: dict | None = None) -> list[dict] | None:
@@ -224,8 +268,15 @@ def int4_mma(res: dict | None = None) -> list[dict] | None:
     r = _load("int4_mma_ptx", res)
     if not r:
         return None
-    return [{"arch": x["arch"], "variant": x["variant"], "ptx": x["ptx"],
-             "accepted": x["ptxas_rc"] == 0, "tensor_sass": ", ".join(x.get("tensor_sass") or []),
-             "tensor_sass_count": x.get("tensor_sass_count"),
-             "sass_instructions": x.get("sass_instructions")}
-            for x in r["rows"]]
+    return [
+        {
+            "arch": x["arch"],
+            "variant": x["variant"],
+            "ptx": x["ptx"],
+            "accepted": x["ptxas_rc"] == 0,
+            "tensor_sass": ", ".join(x.get("tensor_sass") or []),
+            "tensor_sass_count": x.get("tensor_sass_count"),
+            "sass_instructions": x.get("sass_instructions"),
+        }
+        for x in r["rows"]
+    ]

@@ -3,6 +3,7 @@ the public repository's install line, and each widget's starting state.
 
 One home for these so that every chapter shows them the same way (issue 15).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -63,8 +64,10 @@ def show_source(obj) -> Source:
         lines, first = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn)
     except (TypeError, OSError) as e:
-        raise TypeError(f"show_source: no Python source for {obj!r} ({e}); pass a function, "
-                        "a @cuda.jit kernel or a class defined in a .py file or a cell") from e
+        raise TypeError(
+            f"show_source: no Python source for {obj!r} ({e}); pass a function, "
+            "a @cuda.jit kernel or a class defined in a .py file or a cell"
+        ) from e
     text = textwrap.dedent("".join(lines))
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", "source"))
     if filename and Path(filename).suffix == ".py" and Path(filename).exists():
@@ -90,6 +93,7 @@ def glue_figure(name: str, fig) -> None:
 
 # --- the public repository -------------------------------------------------------------------
 
+
 def repository_url() -> str:
     """The public repository (``[project.urls] Homepage`` of the installed package, which
     tests keep equal to ``_config.yml``'s ``repository.url``)."""
@@ -102,8 +106,10 @@ def repository_url() -> str:
                 return url.strip()
     except metadata.PackageNotFoundError:
         pass
-    raise RuntimeError("gpulab's package metadata has no Homepage URL: reinstall gpulab "
-                       "(pip install -e .) so that [project.urls] is recorded")
+    raise RuntimeError(
+        "gpulab's package metadata has no Homepage URL: reinstall gpulab "
+        "(pip install -e .) so that [project.urls] is recorded"
+    )
 
 
 def install_line(extras: str = "colab", url: str | None = None) -> str:

@@ -7,6 +7,7 @@ interval then also holds the host's launch path), on the CPU simulator with host
 ``gpulab.launch`` (the simulator runs the kernel on the host thread, so there host and kernel intervals coincide by construction).
 Gaps on the kernel lane are time the GPU had nothing to run: the host was the bottleneck.
 """
+
 from __future__ import annotations
 
 import time
@@ -66,6 +67,7 @@ class Timeline:
         self._ref = None
         if self.backend == "gpu":
             from numba import cuda
+
             cuda.synchronize()
             self._ref = cuda.event()
             self._ref.record()
@@ -105,9 +107,14 @@ class Timeline:
         arrays, or numba copies and synchronises); call ``finish()`` before reading intervals.
         Simulator: ``gpulab.launch`` under host timers; returns its report.
         """
-        name = name or getattr(kernel, "__name__", None) or getattr(getattr(kernel, "py_func", None), "__name__", "kernel")
+        name = (
+            name
+            or getattr(kernel, "__name__", None)
+            or getattr(getattr(kernel, "py_func", None), "__name__", "kernel")
+        )
         if self.backend == "gpu":
             from numba import cuda
+
             start_evt, end_evt = cuda.event(), cuda.event()
             t = self.now()
             start_evt.record()
@@ -119,6 +126,7 @@ class Timeline:
         launch = self.launcher
         if launch is None:
             import gpulab
+
             launch = lambda *a, **k: gpulab.launch(*a, backend="sim", **k)  # noqa: E731
         t = self.now()
         rep = launch(kernel, grid, block, *args, **kwargs)
@@ -131,6 +139,7 @@ class Timeline:
         """Wait for the GPU and turn the CUDA events into kernel intervals (no-op on the sim)."""
         if self.backend == "gpu" and self._pending:
             from numba import cuda
+
             cuda.synchronize()
             for name, s, e in self._pending:
                 start = self._t_ref + self._ref.elapsed_time(s) / 1e3
@@ -185,6 +194,7 @@ class Timeline:
 def _gpu_available() -> bool:
     try:
         from numba import cuda
+
         return bool(cuda.is_available())
     except Exception:  # no numba-cuda, no driver
         return False
@@ -206,6 +216,7 @@ def median_time(fn, repeat: int = 5, warmup: int = 1) -> float:
 def load_result(name: str):
     """The JSON a benchmarks/ script wrote (``name`` without .json) or None (see gpulab.results)."""
     from gpulab import results
+
     return results.load(name)
 
 

@@ -3,6 +3,7 @@
 The full build executes every chapter, so it is the slowest thing in the suite; a module-level
 cache makes sure it runs once however many test modules ask for it.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,7 +40,11 @@ def run_build(path: Path, extra: tuple[str, ...] = ()) -> subprocess.CompletedPr
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # keep the inline backend
     return subprocess.run(
         [*jupyter_book_cmd(), "build", str(path), "-W", "-n", "--keep-going", *extra],
-        cwd=path, env=env, capture_output=True, text=True, timeout=1800,
+        cwd=path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
 
 
@@ -57,8 +62,7 @@ def build_book() -> BuildResult:
             # A Jupyter kernel that dies before its first reply is the machine, not the book
             # (ports taken by kernels started at the same moment): build once more, and only then.
             proc = run_build(ROOT, ("--all",))
-        _RESULT = BuildResult(proc.returncode, proc.stdout + proc.stderr,
-                              time.perf_counter() - t0, HTML, toc)
+        _RESULT = BuildResult(proc.returncode, proc.stdout + proc.stderr, time.perf_counter() - t0, HTML, toc)
     return _RESULT
 
 

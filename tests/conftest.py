@@ -3,6 +3,7 @@ grading runs and the repeated chapter executions; CI runs everything (plain `pyt
 
 Markers are given per test file here, in one place, so a new slow file is one line to add.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Tests for gpulab.models.amdahl: the formulas, their inverses, and the fits."""
+
 import math
 
 import numpy as np
@@ -20,7 +21,7 @@ def test_seed_example_16_8x_and_83_wasted():
 
 
 def test_edge_cases():
-    assert A.speedup(0.0, 1000) == 1.0            # nothing parallel: no gain
+    assert A.speedup(0.0, 1000) == 1.0  # nothing parallel: no gain
     assert A.speedup(1.0, 64) == pytest.approx(64)  # all parallel: linear
     assert A.limit(1.0) == math.inf
     assert A.speedup(0.7, 1) == 1.0
@@ -66,7 +67,7 @@ def test_p_for_speedup_inverts(f, frac):
 
 
 def test_fit_times_two_points_exact_and_third_checks():
-    serial, par = 0.3, 2.7           # f = 0.9
+    serial, par = 0.3, 2.7  # f = 0.9
     t = lambda p: serial + par / p
     fit = A.fit_times([2, 8], [t(2), t(8)])
     assert fit.f == pytest.approx(0.9)
@@ -105,9 +106,9 @@ def test_gustafson_values():
 def test_marginal_gain_shrinks():
     ps = np.array([1, 2, 4, 8, 16, 32, 64, 128])
     g = A.marginal_gain(0.95, ps)
-    assert g.sum() == pytest.approx(A.speedup(0.95, 128) - 1)   # gains telescope from S(1) = 1
+    assert g.sum() == pytest.approx(A.speedup(0.95, 128) - 1)  # gains telescope from S(1) = 1
     per_processor = g[1:] / np.diff(ps)
-    assert np.all(np.diff(per_processor) < 0)   # each added processor buys less than the last
+    assert np.all(np.diff(per_processor) < 0)  # each added processor buys less than the last
     # the last doubling (64 more processors) buys barely 2x more speed
     assert 1.9 < g[-1] < 2.1
 
@@ -126,7 +127,7 @@ def test_p_at_efficiency_seed_numbers():
 
 
 # ---- self-checks ------------------------------------------------------------------------
-from gpulab.checks import amdahl as K
+from gpulab.checks import amdahl as K  # noqa: E402
 
 
 def test_check_speedup_accepts_right_and_explains_wrong():
@@ -154,6 +155,7 @@ def test_check_estimate_f():
     def right(p1, t1, p2, t2):
         fit = A.fit_times([p1, p2], [t1, t2])
         return fit.f
+
     assert K.check_estimate_f(right)
     wrong = lambda p1, t1, p2, t2: A.f_from_speedup(t1 / t2, p2 / p1)
     r = K.check_estimate_f(wrong)
@@ -170,6 +172,7 @@ def test_check_worth_buying():
 # ---- widgets ----------------------------------------------------------------------------
 def test_widgets_write_their_answer():
     from gpulab.widgets import amdahl as WA
+
     ns = {}
     a = WA.amdahl_explorer(ns)
     assert ns["answer"] == 16.8 and a.img.value[:4] == b"\x89PNG"
@@ -183,23 +186,26 @@ def test_widgets_write_their_answer():
     s = WA.scaling_explorer(ns, "best")
     m = s.model()
     from gpulab.models import comms as C
+
     assert ns["best"] == C.best_p(m, 1024)
-    s.alpha_us.value = 100.0          # costlier steps: the peak moves to fewer GPUs
+    s.alpha_us.value = 100.0  # costlier steps: the peak moves to fewer GPUs
     assert ns["best"] < C.best_p(m, 1024)
 
 
 # ---- figures ----------------------------------------------------------------------------
 def test_figures_draw_what_they_say():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from gpulab.plots import amdahl as P
     from gpulab.models import comms as C
+
     ax = P.speedup_curves(fs=(0.9, 0.95))
     labels = [l.get_label() for l in ax.get_lines()]
     assert "f = 0.95" in labels and "ideal S = p" in labels
     s95 = [l for l in ax.get_lines() if l.get_label() == "f = 0.95"][0].get_ydata()
-    assert s95.max() < 20 and s95.max() > 19        # flattens under its ceiling at p = 1024
+    assert s95.max() < 20 and s95.max() > 19  # flattens under its ceiling at p = 1024
     assert any("16.8" in t.get_text() for t in ax.texts)
     fit = A.fit_times([2, 8], [0.3 + 2.7 / 2, 0.3 + 2.7 / 8])
     ax = P.fit_plot(fit, [2, 8, 32], [1.65, 0.6375, 0.384], [True, True, False])

@@ -1,4 +1,5 @@
 """The book builds with every chapter executed, and the build fails on what it must fail on."""
+
 from __future__ import annotations
 
 import re

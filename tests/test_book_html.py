@@ -7,9 +7,9 @@ text column; every figure numbered, captioned, sharp and with text >= 9 pt; ever
 to another chapter and to References; every widget has a static fallback and its saved snapshot
 is the state it starts in; math served from the book; the whole-book PDF has every chapter.
 """
+
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
@@ -39,12 +39,15 @@ MAX_OUTPUT_CHARS = 76
 MAX_TABLE_CHARS = 84
 MIN_PNG_DENSITY = 1.5  # PNG pixels per displayed CSS px
 
-MACHINE_PATHS = re.compile(r"/work/|/root/|/home/|/tmp/|site-packages|/usr/lib/python|"
-                           r"[A-Z]:\\\\Users\\\\")
+MACHINE_PATHS = re.compile(
+    r"/work/|/root/|/home/|/tmp/|site-packages|/usr/lib/python|"
+    r"[A-Z]:\\\\Users\\\\"
+)
 DEV_WORDS = re.compile(
     r"\bissue #?\d+(?![\d.,]*\s?(?:ns|us|µs|ms|s)\b)|\bseeds? 0\d\d|\bseed[- ]0\d\d\b|design notes|\bTODO\b|\bFIXME\b|\bXXX\b|"
     r"appear as they are finished|not been able to try|as we ran earlier|in an earlier run",
-    re.I)
+    re.I,
+)
 
 PAGES = toc_files()
 CHAPTERS = [p for p in PAGES if p.startswith("chapters/")]
@@ -52,6 +55,7 @@ REFERENCES = "book/references"
 
 
 # --- parsing ----------------------------------------------------------------------------------
+
 
 def soup(html: str):
     return bs4.BeautifulSoup(html, "html.parser")
@@ -72,13 +76,14 @@ def reader_text(art) -> str:
 
 # --- checks (each returns a list of problems, empty when the page is fine) ----------------------
 
+
 def text_problems(art) -> list[str]:
     """Machine paths and words about how the book was made, with some context."""
     text = reader_text(art)
     out = []
     for rx, what in ((MACHINE_PATHS, "machine path"), (DEV_WORDS, "development words")):
         for m in rx.finditer(text):
-            ctx = text[max(0, m.start() - 60):m.end() + 60].replace("\n", " ")
+            ctx = text[max(0, m.start() - 60) : m.end() + 60].replace("\n", " ")
             out.append(f"{what} {m.group(0)!r}: ...{ctx}...")
     return out
 
@@ -104,14 +109,14 @@ def table_problems(art, limit: int = MAX_TABLE_CHARS) -> list[str]:
     for t in art.find_all("table"):
         if t.find_parent(class_="gpulab-widget-fallback"):
             continue
-        rows = [[c.get_text(" ", strip=True) for c in r.find_all(["td", "th"])]
-                for r in t.find_all("tr")]
+        rows = [[c.get_text(" ", strip=True) for c in r.find_all(["td", "th"])] for r in t.find_all("tr")]
         rows = [r for r in rows if r]
         if not rows:
             continue
         ncol = max(len(r) for r in rows)
-        widths = [max((len(w) for r in rows if i < len(r) for w in r[i].split()), default=0)
-                  for i in range(ncol)]
+        widths = [
+            max((len(w) for r in rows if i < len(r) for w in r[i].split()), default=0) for i in range(ncol)
+        ]
         width = sum(widths) + 3 * ncol
         head = " | ".join(rows[0])[:60]
         if width > limit:
@@ -119,8 +124,10 @@ def table_problems(art, limit: int = MAX_TABLE_CHARS) -> list[str]:
         if "dataframe" in (t.get("class") or []):
             idx = [r.find("th").get_text(strip=True) for r in t.select("tbody tr") if r.find("th")]
             if idx and idx == [str(i) for i in range(len(idx))]:
-                out.append(f"table [{head}] shows the pandas index 0..{len(idx) - 1} "
-                           "(display with index=False / hide_index)")
+                out.append(
+                    f"table [{head}] shows the pandas index 0..{len(idx) - 1} "
+                    "(display with index=False / hide_index)"
+                )
     return out
 
 
@@ -138,12 +145,12 @@ def _css_px(value) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def svg_font_problems(svg_text: str, shown_px: float | None = None,
-                      min_pt: float = MIN_FONT_PT) -> list[str]:
+def svg_font_problems(svg_text: str, shown_px: float | None = None, min_pt: float = MIN_FONT_PT) -> list[str]:
     """Text in an SVG smaller than ``min_pt`` at the size it is shown (natural size, or
     ``shown_px`` wide), or an SVG whose text was turned into paths (size unknowable)."""
-    m = re.search(r"<svg[^>]*\bwidth=\"([\d.]+)(pt|px)?\"[^>]*viewBox=\"[\d.\s-]+?([\d.]+)\s+[\d.]+\"",
-                  svg_text)
+    m = re.search(
+        r"<svg[^>]*\bwidth=\"([\d.]+)(pt|px)?\"[^>]*viewBox=\"[\d.\s-]+?([\d.]+)\s+[\d.]+\"", svg_text
+    )
     if not m:
         return ["SVG without width/viewBox"]
     width, unit, vb_w = float(m.group(1)), m.group(2) or "px", float(m.group(3))
@@ -174,8 +181,10 @@ def figure_problems(art, page_dir: Path) -> list[str]:
         fig = img.find_parent("figure")
         cap = fig.find("figcaption") if fig else None
         if cap is None or not cap.find(class_="caption-number"):
-            out.append(f"image {name} is not a numbered figure with a caption "
-                       "({glue:figure} with :name:, or a figure directive)")
+            out.append(
+                f"image {name} is not a numbered figure with a caption "
+                "({glue:figure} with :name:, or a figure directive)"
+            )
         elif not cap.find(class_="caption-text") or not cap.find(class_="caption-text").get_text(strip=True):
             out.append(f"figure {name} has a number but no caption text")
         if src.startswith(("http:", "https:", "data:")):
@@ -193,8 +202,10 @@ def figure_problems(art, page_dir: Path) -> list[str]:
             w, _ = _png_size(path)
             shown = min(shown or w, COLUMN_PX)
             if w < MIN_PNG_DENSITY * shown:
-                out.append(f"figure {name}: {w} px shown {shown:.0f} px wide "
-                           f"({w / shown:.2f}x; needs >= {MIN_PNG_DENSITY}x or SVG)")
+                out.append(
+                    f"figure {name}: {w} px shown {shown:.0f} px wide "
+                    f"({w / shown:.2f}x; needs >= {MIN_PNG_DENSITY}x or SVG)"
+                )
     return out
 
 
@@ -233,8 +244,7 @@ def widget_problems(html: str) -> list[str]:
             out.append(f"widget {mid[:8]}: no static fallback after it")
         start = view.get(START_KEY)
         if start is None:
-            out.append(f"widget {mid[:8]}: no recorded starting state (import gpulab before "
-                       "making widgets)")
+            out.append(f"widget {mid[:8]}: no recorded starting state (import gpulab before making widgets)")
             continue
         for model_id, values in start.items():
             saved = state.get(model_id, {}).get("state")
@@ -245,8 +255,10 @@ def widget_problems(html: str) -> list[str]:
             for k, v in values.items():
                 if k in saved and saved[k] != v:
                     sv, vv = (str(x)[:60] for x in (saved[k], v))
-                    out.append(f"widget {label!r}: saved {k} = {sv!r} but it starts at {vv!r} "
-                               "(a later cell moved it: solutions set their own variables)")
+                    out.append(
+                        f"widget {label!r}: saved {k} = {sv!r} but it starts at {vv!r} "
+                        "(a later cell moved it: solutions set their own variables)"
+                    )
     return out
 
 
@@ -314,8 +326,14 @@ def test_figure_checks(tmp_path):
     fig.savefig(tmp_path / "hi.png", dpi=200)
 
     def page(src, caption=True):
-        cap = ('<figcaption><p><span class="caption-number">Figure 1.1 </span>'
-               '<span class="caption-text">A line.</span></p></figcaption>') if caption else ""
+        cap = (
+            (
+                '<figcaption><p><span class="caption-number">Figure 1.1 </span>'
+                '<span class="caption-text">A line.</span></p></figcaption>'
+            )
+            if caption
+            else ""
+        )
         w = ' width="400"' if src.endswith(".png") else ""
         return article(soup(f'<article><figure><img src="{src}"{w}/>{cap}</figure></article>'))
 
@@ -339,13 +357,22 @@ def test_link_check():
 
 
 def _widget_page(start_index, saved_index, fallback=True):
-    state = {"state": {"m1": {"model_name": "DropdownModel",
-                              "state": {"description": "block x", "index": saved_index}}}}
-    view = {"version_major": 2, "version_minor": 0, "model_id": "m1",
-            START_KEY: {"m1": {"description": "block x", "index": start_index}}}
+    state = {
+        "state": {
+            "m1": {"model_name": "DropdownModel", "state": {"description": "block x", "index": saved_index}}
+        }
+    }
+    view = {
+        "version_major": 2,
+        "version_minor": 0,
+        "model_id": "m1",
+        START_KEY: {"m1": {"description": "block x", "index": start_index}},
+    }
     fb = '<div class="gpulab-widget-fallback">...</div>' if fallback else ""
-    return (f'<script type="application/vnd.jupyter.widget-state+json">{json.dumps(state)}</script>'
-            f'<script type="application/vnd.jupyter.widget-view+json">{json.dumps(view)}</script>{fb}')
+    return (
+        f'<script type="application/vnd.jupyter.widget-state+json">{json.dumps(state)}</script>'
+        f'<script type="application/vnd.jupyter.widget-view+json">{json.dumps(view)}</script>{fb}'
+    )
 
 
 def test_widget_check_compares_snapshot_with_start():
@@ -358,10 +385,14 @@ def test_widget_check_compares_snapshot_with_start():
 def test_widget_fallback_renders_saved_state():
     import book_widgets
 
-    models = {"box": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_dd", "IPY_MODEL_h"]}},
-              "dd": {"model_name": "DropdownModel",
-                     "state": {"description": "block x", "index": 1, "_options_labels": ["4", "8"]}},
-              "h": {"model_name": "HTMLModel", "state": {"value": "<b>656</b> idle threads"}}}
+    models = {
+        "box": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_dd", "IPY_MODEL_h"]}},
+        "dd": {
+            "model_name": "DropdownModel",
+            "state": {"description": "block x", "index": 1, "_options_labels": ["4", "8"]},
+        },
+        "h": {"model_name": "HTMLModel", "state": {"value": "<b>656</b> idle threads"}},
+    }
     view = json.dumps({"model_id": "box"})
     html = book_widgets.with_note_and_fallback(models, "<script>v</script>", view)
     assert html.index("run this notebook") < html.index("<script>v</script>") < html.index("fallback")
@@ -373,7 +404,8 @@ def test_setup_cell_check_and_tool(tmp_path):
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# 3. Warp divergence")] + [
-        nbformat.v4.new_code_cell(s) for s in ("# install", "import gpulab", "import numpy", "x = 1")]
+        nbformat.v4.new_code_cell(s) for s in ("# install", "import gpulab", "import numpy", "x = 1")
+    ]
     path = tmp_path / "03_divergence.ipynb"
     nbformat.write(nb, str(path))
     probs = book_tools.setup_cell_problems(path)
@@ -395,7 +427,8 @@ def test_install_urls_match_config(tmp_path):
     (tmp_path / "_config.yml").write_text("repository:\n  url: https://example.org/a/b\n")
     (tmp_path / "exercises").mkdir()
     (tmp_path / "exercises" / "requirements-gradescope.txt").write_text(
-        "gpulab @ git+https://example.org/a/b\ngpulab @ git+https://github.com/old/name.git\n")
+        "gpulab @ git+https://example.org/a/b\ngpulab @ git+https://github.com/old/name.git\n"
+    )
     probs = book_tools.url_mismatches(tmp_path)
     assert len(probs) == 1 and "line 2" in probs[0] and "old/name" in probs[0]
     mismatches = book_tools.url_mismatches()
@@ -423,12 +456,19 @@ def test_source_paths_are_package_relative():
         show.show_source(len)
     from gpulab.errors import KernelError
 
-    msg = str(KernelError("index 47 out of bounds", kernel="k", line=36,
-                          filename=str(ROOT / "gpulab" / "kernels" / "image.py")))
+    msg = str(
+        KernelError(
+            "index 47 out of bounds",
+            kernel="k",
+            line=36,
+            filename=str(ROOT / "gpulab" / "kernels" / "image.py"),
+        )
+    )
     assert "line 36 of gpulab/kernels/image.py" in msg and str(ROOT) not in msg
 
 
 # --- the built book -------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="session")
 def built():
@@ -447,8 +487,11 @@ def _page(page):
 
 
 def _report(page, problems, what):
-    assert not problems, f"{page}: {what}:\n  " + "\n  ".join(problems[:40]) + (
-        f"\n  ... and {len(problems) - 40} more" if len(problems) > 40 else "")
+    assert not problems, (
+        f"{page}: {what}:\n  "
+        + "\n  ".join(problems[:40])
+        + (f"\n  ... and {len(problems) - 40} more" if len(problems) > 40 else "")
+    )
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -494,8 +537,9 @@ def test_solution_titles_do_not_link_back_to_the_exercise(built):
     seen = 0
     for page in CHAPTERS:
         html, _, _ = _page(page)
-        for title in re.findall(r'<div class="solution[^"]*"[^>]*>\s*<p class="admonition-title">(.*?)</p>',
-                                html, re.S):
+        for title in re.findall(
+            r'<div class="solution[^"]*"[^>]*>\s*<p class="admonition-title">(.*?)</p>', html, re.S
+        ):
             seen += 1
             assert "<a " not in title, f"{page}: solution title links away: {title[:120]}"
     assert seen, "no solution dropdowns found in the chapters"
@@ -517,20 +561,25 @@ def test_intro_table_links_every_chapter_by_its_title(built):
     for page in CHAPTERS:
         ch_html, ch_art, _ = _page(page)
         title = re.sub(r"^\d+\.\s*", "", ch_art.find("h1").get_text(" ", strip=True).rstrip("#").strip())
-        links = [a for a in art.find_all("a", href=True) if a["href"].split("#")[0].endswith(page.split("/")[1] + ".html")]
+        links = [
+            a
+            for a in art.find_all("a", href=True)
+            if a["href"].split("#")[0].endswith(page.split("/")[1] + ".html")
+        ]
         assert links, f"the intro does not link {page}"
-        assert any(title in a.get_text(" ", strip=True) for a in links), \
+        assert any(title in a.get_text(" ", strip=True) for a in links), (
             f"the intro's link to {page} does not read {title!r}"
+        )
 
 
 # --- the whole-book PDF -----------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="session")
 def pdf(built):
     chrome = make_pdf.find_chromium()
     if chrome is None:
-        pytest.skip("the PDF is printed by headless Chromium: apt-get install chromium "
-                    "(.ci/run installs it)")
+        pytest.skip("the PDF is printed by headless Chromium: apt-get install chromium (.ci/run installs it)")
     single = make_pdf.build_singlehtml()
     assert single.returncode == 0, f"single-page build failed:\n{(single.stdout + single.stderr)[-3000:]}"
     done = make_pdf.print_pdf(make_pdf.SINGLE, make_pdf.PDF, chrome)
@@ -548,8 +597,7 @@ def test_pdf_has_every_chapter(pdf):
     exe = shutil.which("pdftotext")
     if exe is None:
         pytest.skip("reading the PDF's text needs pdftotext (apt-get install poppler-utils)")
-    text = subprocess.run([exe, "-layout", str(pdf), "-"], capture_output=True, text=True,
-                          timeout=300).stdout
+    text = subprocess.run([exe, "-layout", str(pdf), "-"], capture_output=True, text=True, timeout=300).stdout
     flat = re.sub(r"\s+", "", text).lower()
     missing = []
     for page in CHAPTERS:
@@ -577,8 +625,12 @@ def test_widgets_carry_their_starting_state_when_displayed():
     assert start[slider.model_id] == {"value": 3, "description": "n"}
     assert start[drop.model_id]["index"] == 1 and view["model_id"] == box.model_id
     slider.value = 5
-    assert box._repr_mimebundle_()["application/vnd.jupyter.widget-view+json"][START_KEY][
-        slider.model_id]["value"] == 5
+    assert (
+        box._repr_mimebundle_()["application/vnd.jupyter.widget-view+json"][START_KEY][slider.model_id][
+            "value"
+        ]
+        == 5
+    )
 
 
 def test_figure_style_has_no_text_below_the_minimum():
@@ -587,11 +639,26 @@ def test_figure_style_has_no_text_below_the_minimum():
     from gpulab.plots import style
 
     style.apply()
-    named = {"xx-small": 0.579, "x-small": 0.694, "small": 0.833, "medium": 1.0,
-             "large": 1.2, "x-large": 1.44, "xx-large": 1.728}
+    named = {
+        "xx-small": 0.579,
+        "x-small": 0.694,
+        "small": 0.833,
+        "medium": 1.0,
+        "large": 1.2,
+        "x-large": 1.44,
+        "xx-large": 1.728,
+    }
     base = matplotlib.rcParams["font.size"]
-    for key in ("font.size", "axes.titlesize", "axes.labelsize", "xtick.labelsize",
-                "ytick.labelsize", "legend.fontsize", "legend.title_fontsize", "figure.titlesize"):
+    for key in (
+        "font.size",
+        "axes.titlesize",
+        "axes.labelsize",
+        "xtick.labelsize",
+        "ytick.labelsize",
+        "legend.fontsize",
+        "legend.title_fontsize",
+        "figure.titlesize",
+    ):
         v = matplotlib.rcParams[key]
         size = base * named[v] if isinstance(v, str) else float(v)
         assert size >= style.MIN_FONT_PT, (key, size)

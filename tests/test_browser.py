@@ -8,6 +8,7 @@ renderer come from CDNs and are not checked here. Keeps one screenshot, _build/a
 and a full-page screenshot of every page with its solutions opened (_build/artifacts/<page>.png).
 Skips with the reason when selenium, Chromium or chromedriver is missing (.ci/run installs them).
 """
+
 from __future__ import annotations
 
 import functools
@@ -43,8 +44,10 @@ def browser():
     chrome = _find("chromium", "chromium-browser", "google-chrome")
     driver_exe = _find("chromedriver")
     if not chrome or not driver_exe:
-        pytest.skip("headless browser test needs Debian's chromium and chromium-driver "
-                    "(apt-get install chromium chromium-driver; .ci/run does this)")
+        pytest.skip(
+            "headless browser test needs Debian's chromium and chromium-driver "
+            "(apt-get install chromium chromium-driver; .ci/run does this)"
+        )
 
     built = build_book()
     assert built.returncode == 0, "the book did not build; see test_book.py"
@@ -53,16 +56,20 @@ def browser():
         def log_message(self, *a):
             pass
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                          functools.partial(Quiet, directory=str(HTML)))
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(HTML)))
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{srv.server_address[1]}"
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = chrome
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-              "--window-size=1280,1600",
-              "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"):
+    for a in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,1600",
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+    ):
         opts.add_argument(a)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     drv = webdriver.Chrome(service=Service(driver_exe), options=opts)
@@ -104,7 +111,8 @@ def test_page_loads_without_errors_and_figures_render(browser, page):
     logs = _open(drv, base, page)
     assert not _our_errors(logs, base), _our_errors(logs, base)
     imgs = drv.execute_script(
-        "return Array.from(document.images).map(i => [i.src, i.complete, i.naturalWidth])")
+        "return Array.from(document.images).map(i => [i.src, i.complete, i.naturalWidth])"
+    )
     broken = [src for src, done, w in imgs if src.startswith(base) and not (done and w > 0)]
     assert not broken, f"images that did not load: {broken}"
 
@@ -115,10 +123,12 @@ def test_chapter_page_widgets_and_launch_button(browser, page):
     _open(drv, base, page)
     views = drv.execute_script(
         "return Array.from(document.querySelectorAll("
-        "'script[type=\"application/vnd.jupyter.widget-view+json\"]')).map(s => s.textContent)")
+        "'script[type=\"application/vnd.jupyter.widget-view+json\"]')).map(s => s.textContent)"
+    )
     state = drv.execute_script(
         "const s = document.querySelector('script[type=\"application/vnd.jupyter.widget-state+json\"]');"
-        "return s ? s.textContent : null")
+        "return s ? s.textContent : null"
+    )
     if (ROOT / (page + ".ipynb")).exists() and "gpulab.widgets" in (ROOT / (page + ".ipynb")).read_text():
         assert views, f"{page}: its notebook shows gpulab widgets, but the page has no widget view"
     if views:
@@ -128,7 +138,8 @@ def test_chapter_page_widgets_and_launch_button(browser, page):
             assert json.loads(v)["model_id"] in models, f"{page}: a widget view has no saved model"
     colab = drv.execute_script(
         "return Array.from(document.querySelectorAll('a')).map(a => a.href)"
-        ".filter(h => h.startsWith('https://colab.research.google.com/'))")
+        ".filter(h => h.startsWith('https://colab.research.google.com/'))"
+    )
     want = f"https://colab.research.google.com/github/gpulab/gpulab/blob/main/{page}.ipynb"
     assert want in colab, f"{page}: Colab launch link missing ({colab})"
 
@@ -140,13 +151,16 @@ def test_chapter01_as_a_reader_sees_it(browser):
     _open(drv, base, page)
     figs = drv.execute_script(
         "return Array.from(document.querySelectorAll('figure img'))"
-        ".filter(i => i.complete && i.naturalWidth > 300).length")
+        ".filter(i => i.complete && i.naturalWidth > 300).length"
+    )
     assert figs >= 3
     state = drv.execute_script(
-        "return document.querySelector('script[type=\"application/vnd.jupyter.widget-state+json\"]').textContent")
+        "return document.querySelector('script[type=\"application/vnd.jupyter.widget-state+json\"]').textContent"
+    )
     values = [m["state"].get("value") for m in json.loads(state)["state"].values()]
-    assert any(isinstance(v, str) and "answer = 199" in v for v in values), \
+    assert any(isinstance(v, str) and "answer = 199" in v for v in values), (
         "the explorer's saved state should show answer = 199 for the H200 defaults"
+    )
     drv.execute_script("document.querySelector('figure img').scrollIntoView()")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / "chapter01.png"
@@ -155,6 +169,7 @@ def test_chapter01_as_a_reader_sees_it(browser):
 
 
 # --- issue 15: every page as a reader sees it, kept as screenshots; overflow; solution toggles ---
+
 
 def _artifact_name(page: str) -> str:
     return page.replace("/", "__") + ".png"
@@ -166,10 +181,21 @@ def _full_page_screenshot(drv, path):
 
     metrics = drv.execute_cdp_cmd("Page.getLayoutMetrics", {})
     size = metrics.get("cssContentSize") or metrics["contentSize"]
-    shot = drv.execute_cdp_cmd("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True, "fromSurface": True,
-        "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 30000),
-                 "scale": 1}})
+    shot = drv.execute_cdp_cmd(
+        "Page.captureScreenshot",
+        {
+            "format": "png",
+            "captureBeyondViewport": True,
+            "fromSurface": True,
+            "clip": {
+                "x": 0,
+                "y": 0,
+                "width": size["width"],
+                "height": min(size["height"], 30000),
+                "scale": 1,
+            },
+        },
+    )
     path.write_bytes(base64.b64decode(shot["data"]))
 
 
@@ -181,7 +207,8 @@ def test_page_screenshot_kept_and_nothing_overflows_the_column(browser, page):
     _open(drv, base, page)
     drv.execute_script(
         "document.querySelectorAll('.toggle-hidden > .admonition-title').forEach(t => t.click());"
-        "document.querySelectorAll('article details').forEach(d => { d.open = true; });")
+        "document.querySelectorAll('article details').forEach(d => { d.open = true; });"
+    )
     time.sleep(0.3)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / _artifact_name(page)
@@ -191,7 +218,8 @@ def test_page_screenshot_kept_and_nothing_overflows_the_column(browser, page):
         "return Array.from(document.querySelectorAll('article .cell_output pre, article table'))"
         ".filter(e => e.scrollWidth > e.clientWidth + 1 && e.offsetParent !== null)"
         ".map(e => e.tagName + ' ' + e.scrollWidth + '>' + e.clientWidth + ': ' +"
-        " e.textContent.trim().slice(0, 60))")
+        " e.textContent.trim().slice(0, 60))"
+    )
     assert not wide, f"{page}: wider than the column (scrolls sideways, cut in print): {wide}"
 
 
@@ -206,9 +234,11 @@ def test_solution_title_click_opens_the_solution(browser, page):
     sols = drv.find_elements(By.CSS_SELECTOR, ".solution.dropdown")
     if not sols:
         pytest.skip(f"{page} has no solution dropdown")
-    hidden = ("const s = arguments[0]; const b = s.querySelector(':scope > .admonition-title')"
-              ".nextElementSibling; return s.classList.contains('toggle-hidden') && "
-              "getComputedStyle(b).visibility === 'hidden'")
+    hidden = (
+        "const s = arguments[0]; const b = s.querySelector(':scope > .admonition-title')"
+        ".nextElementSibling; return s.classList.contains('toggle-hidden') && "
+        "getComputedStyle(b).visibility === 'hidden'"
+    )
     sol = sols[0]
     title = sol.find_element(By.CSS_SELECTOR, ":scope > .admonition-title")
     assert not title.find_elements(By.TAG_NAME, "a"), f"{page}: the solution title is a link"

@@ -2,6 +2,7 @@
 nothing: float32 arithmetic and numpy integers pass; serial lanes, blended work, hand-typed
 widget figures, conflicted stores, oversized grids and hard-coded sizes fail; expected values are
 never in reach of the reader's function while it runs (issue 14, items 3, 4, 8, 9, 10, 12)."""
+
 from __future__ import annotations
 
 import sys
@@ -20,13 +21,14 @@ F = np.float32
 
 # ---- item 4: tolerances that fit the question, messages with enough digits ------------------
 
+
 def speedup_f32(f, p):
     f, p = F(f), F(p)
     return F(1) / ((F(1) - f) + f / p)
 
 
 def test_float32_amdahl_passes_and_a_near_miss_shows_its_digits():
-    assert speedup_f32(0.95, 100) != A.speedup(0.95, 100)          # float32 really differs
+    assert speedup_f32(0.95, 100) != A.speedup(0.95, 100)  # float32 really differs
     assert amdahl.check_speedup(speedup_f32), amdahl.check_speedup(speedup_f32).message
     miss = amdahl.check_speedup(lambda f, p: A.speedup(f, p) * (1 + 1e-3))
     assert not miss
@@ -48,6 +50,7 @@ def test_float32_estimate_f_passes():
 
 
 # ---- item 3: any integral value --------------------------------------------------------------
+
 
 def test_numpy_integers_are_grid_sizes_floats_and_bools_are_not():
     assert vector.check_blocks_for(lambda n, b: np.int64(-(-n // b)))
@@ -72,13 +75,16 @@ def _peek():
     return None
 
 
-@pytest.mark.parametrize("check,fn", [
-    (amdahl.check_speedup, lambda f, p: _peek()),
-    (amdahl.check_estimate_f, lambda p1, t1, p2, t2: _peek()),
-    (vector.check_blocks_for, lambda n, b: _peek()),
-    (occupancy.check_register_limit, lambda t, r: _peek()),
-    (latency.check_warps_needed, lambda bw, L, n, b: _peek()),
-])
+@pytest.mark.parametrize(
+    "check,fn",
+    [
+        (amdahl.check_speedup, lambda f, p: _peek()),
+        (amdahl.check_estimate_f, lambda p1, t1, p2, t2: _peek()),
+        (vector.check_blocks_for, lambda n, b: _peek()),
+        (occupancy.check_register_limit, lambda t, r: _peek()),
+        (latency.check_warps_needed, lambda bw, L, n, b: _peek()),
+    ],
+)
 def test_a_function_that_reads_the_callers_frames_finds_no_expected_value(check, fn):
     res = check(fn)
     assert not res, res.message
@@ -97,6 +103,7 @@ def test_c_owner_table_is_built_after_every_call():
 
 
 # ---- item 8: warp reduce and scan are graded on shuffles ------------------------------------
+
 
 @cuda.jit
 def reduce_down(x, out):
@@ -141,7 +148,7 @@ def reduce_shuffles_then_serial(x, out):
     i = cuda.grid(1)
     v = x[i] if i < x.shape[0] else float32(0.0)
     for d in (16, 8, 4, 2, 1):
-        cuda.shfl_down_sync(FULL, v, d)          # shuffles for show; the sum is serial
+        cuda.shfl_down_sync(FULL, v, d)  # shuffles for show; the sum is serial
     if cuda.laneid == 0:
         s = float32(0.0)
         for k in range(32):
@@ -207,6 +214,7 @@ def test_warp_scan_requires_shuffles():
 
 # ---- item 9: chapter checks that passed wrong answers ----------------------------------------
 
+
 @cuda.jit
 def shade_blend(out, x):
     i = cuda.grid(1)
@@ -250,8 +258,13 @@ def test_warp_uniform_by_warp_parity_passes():
 
 
 def test_uniform_split_runs_the_condition_again():
-    typed = {"condition": "lane < 16", "data": "random", "efficiency": 1.0,
-             "threads_then": 64, "threads_else": 64}
+    typed = {
+        "condition": "lane < 16",
+        "data": "random",
+        "efficiency": 1.0,
+        "threads_then": 64,
+        "threads_else": 64,
+    }
     res = divergence.check_uniform_split(typed)
     assert not res and "splits some warp" in res.message
     assert divergence.check_uniform_split(dict(typed, condition="warp % 2 == 0"))
@@ -267,12 +280,12 @@ def row_sums_transposed_store(out, a):
     tile = cuda.shared.array((TILE, TILE), float32)
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     row0 = cuda.blockIdx.x * TILE
-    tile[tx, ty] = a[row0 + ty, tx] if row0 + ty < a.shape[0] else 0.0    # 32-way store conflict
+    tile[tx, ty] = a[row0 + ty, tx] if row0 + ty < a.shape[0] else 0.0  # 32-way store conflict
     cuda.syncthreads()
     if ty == 0:
         s = float32(0.0)
         for k in range(TILE):
-            s += tile[k, tx]                                                  # conflict-free read
+            s += tile[k, tx]  # conflict-free read
         if row0 + tx < a.shape[0]:
             out[row0 + tx] = s
 
@@ -317,10 +330,11 @@ def test_invert_requires_the_minimal_grid():
 
 # ---- item 10: several sizes, fresh inputs on every run ----------------------------------------
 
+
 @cuda.jit
 def scale_guard_64(out, a, factor):
     c, r = cuda.grid(2)
-    if r < 64 and c < 64:                 # hard-coded size
+    if r < 64 and c < 64:  # hard-coded size
         out[r, c] = factor * a[r, c]
 
 
@@ -336,7 +350,7 @@ def row_sums_guard_64(out, a):
     tile = cuda.shared.array((TILE, PADDED), float32)
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     row0 = cuda.blockIdx.x * TILE
-    tile[ty, tx] = a[row0 + ty, tx] if row0 + ty < 64 else 0.0       # hard-coded size
+    tile[ty, tx] = a[row0 + ty, tx] if row0 + ty < 64 else 0.0  # hard-coded size
     cuda.syncthreads()
     if ty == 0:
         s = float32(0.0)
@@ -371,6 +385,7 @@ def test_checks_draw_new_inputs_on_every_call():
     assert first[1:] != seen[1:]
     args = []
     import gpulab
+
     real = gpulab.launch
 
     def spy(kernel, grid, block, *a, **k):
@@ -383,8 +398,8 @@ def test_checks_draw_new_inputs_on_every_call():
             memory.check_scale(scale_ok)
     finally:
         gpulab.launch = real
-    runs = [tuple(args[k:k + 3]) for k in (0, 3, 6)]
-    assert len(args) == 9 and len(set(runs)) > 1, runs          # sizes change between runs
+    runs = [tuple(args[k : k + 3]) for k in (0, 3, 6)]
+    assert len(args) == 9 and len(set(runs)) > 1, runs  # sizes change between runs
 
 
 def _shortening(right):
@@ -410,27 +425,33 @@ def _shortening(right):
 
 def _warps_needed(bw, L, n_sm, b):
     from gpulab.models import latency as lat
+
     return lat.warps_needed(bw, L, n_sm, b)
 
 
 def _register_blocks(t, r):
     from gpulab.models import occupancy as occ
+
     return occ.occupancy(t, r, 0, "sm_90").limits["registers"]
 
 
-@pytest.mark.parametrize("check,right", [
-    (amdahl.check_speedup, A.speedup),
-    (amdahl.check_estimate_f, lambda p1, t1, p2, t2: A.fit_times([p1, p2], [t1, t2]).f),
-    (vector.check_blocks_for, lambda n, b: -(-n // b)),
-    (occupancy.check_register_limit, _register_blocks),
-    (latency.check_warps_needed, _warps_needed),
-])
+@pytest.mark.parametrize(
+    "check,right",
+    [
+        (amdahl.check_speedup, A.speedup),
+        (amdahl.check_estimate_f, lambda p1, t1, p2, t2: A.fit_times([p1, p2], [t1, t2]).f),
+        (vector.check_blocks_for, lambda n, b: -(-n // b)),
+        (occupancy.check_register_limit, _register_blocks),
+        (latency.check_warps_needed, _warps_needed),
+    ],
+)
 def test_a_function_cannot_shorten_the_list_of_cases(check, right):
     res = check(_shortening(right))
     assert not res, res.message
 
 
 # ---- answers that claim to equal everything ------------------------------------------------
+
 
 class AlwaysEqual(int):
     """An int whose comparisons always say 'equal' (what a hostile answer returns)."""
@@ -450,10 +471,12 @@ def test_an_always_equal_answer_is_graded_by_the_value_it_holds():
     assert not vector.check_blocks_for(lambda n, b: AlwaysEqual(0))
     assert not occupancy.check_register_limit(lambda t, r: AlwaysEqual(0))
     assert not latency.check_warps_needed(lambda bw, L, n, b: AlwaysEqual(0))
-    assert not simt.check_block_shape({"width": 100, "height": 60,
-                                       "block": (AlwaysEqual(32), AlwaysEqual(1))})
-    assert not occupancy.check_register_budget({"arch": "sm_90", "threads": 256, "shared": 0,
-                                                "registers": AlwaysEqual(99)})
+    assert not simt.check_block_shape(
+        {"width": 100, "height": 60, "block": (AlwaysEqual(32), AlwaysEqual(1))}
+    )
+    assert not occupancy.check_register_budget(
+        {"arch": "sm_90", "threads": 256, "shared": 0, "registers": AlwaysEqual(99)}
+    )
     assert not memory.check_own_sector({"stride": AlwaysEqual(2), "offset": 0, "elem_bytes": 4})
     assert not shared.check_float64_padding({"elem_bytes": 8, "row_width": AlwaysEqual(34)})
     # and plain numpy answers still pass
@@ -490,35 +513,54 @@ def _kernel(src, name, tmp_path):
 
 def _tiled(k):
     from gpulab.checks import tiling
+
     return tiling.check_tiled_matmul(k, tile=16)
 
 
 def _transpose(k):
     from gpulab.checks import tiling
+
     return tiling.check_padded_transpose(k)
 
 
 def _tree(k):
     from gpulab.checks import tree_reduction
+
     return tree_reduction.check_tree_reduce(k, block=256)
 
 
 def _frag(k):
     from gpulab.checks import mma_fragments
+
     return mma_fragments.check_fragment_load(k, "A")
 
 
 def _sgemm(k):
     from gpulab.checks import sgemm
+
     return sgemm.check_register_blocking(k)
 
 
-CHAPTER_KERNELS = [      # hw, submission, cell key, kernel, check, None (passes) or why it fails
+CHAPTER_KERNELS = [  # hw, submission, cell key, kernel, check, None (passes) or why it fails
     ("hw05_06_memory", "correct_tiling_styles", "def matmul_tiled", "matmul_tiled", _tiled, None),
     ("hw05_06_memory", "correct_tiling_styles", "def transpose", "transpose", _transpose, None),
-    ("hw05_06_memory", "naive_untiled_matmul", "def matmul_tiled", "matmul_tiled", _tiled, "global load requests"),
+    (
+        "hw05_06_memory",
+        "naive_untiled_matmul",
+        "def matmul_tiled",
+        "matmul_tiled",
+        _tiled,
+        "global load requests",
+    ),
     ("hw05_06_memory", "matmul_missing_second_barrier", "def matmul_tiled", "matmul_tiled", _tiled, "race"),
-    ("hw05_06_memory", "matmul_off_by_one_guard", "def matmul_tiled", "matmul_tiled", _tiled, "out-of-bounds"),
+    (
+        "hw05_06_memory",
+        "matmul_off_by_one_guard",
+        "def matmul_tiled",
+        "matmul_tiled",
+        _tiled,
+        "out-of-bounds",
+    ),
     ("hw05_06_memory", "matmul_hard_coded_k", "def matmul_tiled", "matmul_tiled", _tiled, "elements wrong"),
     ("hw05_06_memory", "unpadded_transpose", "def transpose", "transpose", _transpose, "bank conflicts"),
     ("hw05_06_memory", "transpose_missing_barrier", "def transpose", "transpose", _transpose, "race"),
@@ -529,19 +571,41 @@ CHAPTER_KERNELS = [      # hw, submission, cell key, kernel, check, None (passes
     ("hw07_08_reduction", "tree_off_by_one_guard", "def tree_sum", "tree_sum", _tree, "out-of-bounds"),
     ("hw09_10_formats_amdahl", "correct_fragment_style", "def load_a", "load_a", _frag, None),
     ("hw09_10_formats_amdahl", "fragment_row_col_swapped", "def load_a", "load_a", _frag, "swapped"),
-    ("hw09_10_formats_amdahl", "fragment_first_tile_only", "def load_a", "load_a", _frag, "no element of the tile"),
-    ("hw09_10_formats_amdahl", "fragment_one_lane_copies", "def load_a", "load_a", _frag, "requests per warp"),
+    (
+        "hw09_10_formats_amdahl",
+        "fragment_first_tile_only",
+        "def load_a",
+        "load_a",
+        _frag,
+        "no element of the tile",
+    ),
+    (
+        "hw09_10_formats_amdahl",
+        "fragment_one_lane_copies",
+        "def load_a",
+        "load_a",
+        _frag,
+        "requests per warp",
+    ),
     ("hw11_sgemm", "correct_styles", "def sgemm_1d", "sgemm_1d", _sgemm, None),
     ("hw11_sgemm", "plain_shared_tiles", "def sgemm_1d", "sgemm_1d", _sgemm, "global load requests"),
     ("hw11_sgemm", "a_from_global_memory", "def sgemm_1d", "sgemm_1d", _sgemm, "global load requests"),
-    ("hw11_sgemm", "transposed_a_staging", "def sgemm_1d", "sgemm_1d", _sgemm, "sectors per global load request"),
+    (
+        "hw11_sgemm",
+        "transposed_a_staging",
+        "def sgemm_1d",
+        "sgemm_1d",
+        _sgemm,
+        "sectors per global load request",
+    ),
     ("hw11_sgemm", "hard_coded_k", "def sgemm_1d", "sgemm_1d", _sgemm, "out-of-bounds"),
     ("hw11_sgemm", "missing_second_barrier", "def sgemm_1d", "sgemm_1d", _sgemm, "race"),
 ]
 
 
-@pytest.mark.parametrize("hw,name,key,kname,check,why", CHAPTER_KERNELS,
-                         ids=[f"{c[0][:4]}-{c[1]}" for c in CHAPTER_KERNELS])
+@pytest.mark.parametrize(
+    "hw,name,key,kname,check,why", CHAPTER_KERNELS, ids=[f"{c[0][:4]}-{c[1]}" for c in CHAPTER_KERNELS]
+)
 def test_homework_chapter_kernels_by_their_checks(tmp_path, hw, name, key, kname, check, why):
     res = check(_kernel(_submission(hw, name, key), kname, tmp_path))
     if why is None:
@@ -550,11 +614,14 @@ def test_homework_chapter_kernels_by_their_checks(tmp_path, hw, name, key, kname
         assert not res and why in res.message, res.message
 
 
-@pytest.mark.parametrize("name,why", [
-    ("grid_stride_copy", None),
-    ("chunked_copy", "Needed at least 80% of the book's"),
-    ("unguarded_copy", "out of bounds"),
-])
+@pytest.mark.parametrize(
+    "name,why",
+    [
+        ("grid_stride_copy", None),
+        ("chunked_copy", "Needed at least 80% of the book's"),
+        ("unguarded_copy", "out of bounds"),
+    ],
+)
 def test_hw05_copy_graded_by_predicted_efficiency(tmp_path, name, why):
     """q7's submissions through the check the hidden test calls, with the submission's own grid."""
     from gpulab.checks import roofline
@@ -573,6 +640,7 @@ def test_hw05_copy_graded_by_predicted_efficiency(tmp_path, name, why):
 
 def test_fp8_times_int8_is_not_a_native_pair():
     from gpulab.checks import precision
+
     assert precision.check_native_format_choice({"x": "fp16", "w": "fp16"})
     res = precision.check_native_format_choice({"x": "fp8_e4m3", "w": "int8", "acc": "fp32"})
     assert not res and "no Hopper tensor-core instruction multiplies" in res.message

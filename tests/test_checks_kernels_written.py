@@ -1,5 +1,6 @@
 """The checks of the kernels readers write (chapters 06, 07, 09): a correct kernel passes on fresh
 random inputs; the wrong kernels a class actually writes fail, for the reason the message gives."""
+
 import numpy as np
 import pytest
 from numba import cuda, float32
@@ -170,7 +171,7 @@ def test_tiled_matmul_two_outputs_per_thread():
     assert res, res.message
     res = tiling.check_tiled_matmul(mm_coarse_naive, block=(TILE, HALF))
     assert not res and "global load requests" in res.message
-    res = tiling.check_tiled_matmul(kmm.matmul_tiled, block=(TILE, HALF))   # half the rows missing
+    res = tiling.check_tiled_matmul(kmm.matmul_tiled, block=(TILE, HALF))  # half the rows missing
     assert not res
 
 
@@ -181,14 +182,17 @@ def test_tiled_matmul_accepts_textbook_and_library_kernel():
         assert "untiled" in res.message
 
 
-@pytest.mark.parametrize("kernel, reason", [
-    (kmm.matmul_naive, "global load requests"),
-    (mm_half_tiled, "global load requests"),
-    (kmm.matmul_tiled_one_barrier, ""),            # race (or out of bounds on edges)
-    (mm_no_zero_fill, "C[|Uninitialised"),   # stale or never-written tile elements
-    (mm_off_by_one, "out-of-bounds"),
-    (mm_hard_coded, ""),
-])
+@pytest.mark.parametrize(
+    "kernel, reason",
+    [
+        (kmm.matmul_naive, "global load requests"),
+        (mm_half_tiled, "global load requests"),
+        (kmm.matmul_tiled_one_barrier, ""),  # race (or out of bounds on edges)
+        (mm_no_zero_fill, "C[|Uninitialised"),  # stale or never-written tile elements
+        (mm_off_by_one, "out-of-bounds"),
+        (mm_hard_coded, ""),
+    ],
+)
 def test_tiled_matmul_rejects(kernel, reason):
     res = tiling.check_tiled_matmul(kernel)
     assert not res, f"{kernel.py_func.__name__} passed: {res.message}"
@@ -221,11 +225,18 @@ def test_tiled_matmul_missing_second_barrier_is_a_race():
 def test_matmul_load_bound_is_exact_for_the_textbook_kernel():
     import gpulab
     from gpulab import metrics
+
     m, k, n = 32, 48, 32
     rng = np.random.default_rng()
-    rep = gpulab.launch(kmm.matmul_tiled, kmm.grid_for(m, n), (16, 16), np.zeros((m, n), np.float32),
-                        rng.random((m, k), dtype=np.float32), rng.random((k, n), dtype=np.float32),
-                        backend="sim")
+    rep = gpulab.launch(
+        kmm.matmul_tiled,
+        kmm.grid_for(m, n),
+        (16, 16),
+        np.zeros((m, n), np.float32),
+        rng.random((m, k), dtype=np.float32),
+        rng.random((k, n), dtype=np.float32),
+        backend="sim",
+    )
     assert rep.metrics[metrics.GLOBAL_REQUESTS["ld"]] == tiling.matmul_load_bound(m, k, n, 16)
 
 
@@ -292,12 +303,15 @@ def test_transpose_accepts_padded_and_swizzled():
         assert res, res.message
 
 
-@pytest.mark.parametrize("kernel, reason", [
-    (ktr.transpose_naive, "sectors per global store"),
-    (ktr.transpose_shared, "bank conflicts on loads"),
-    (tr_transposed_store, "bank conflicts on stores"),
-    (tr_square_only, ""),
-])
+@pytest.mark.parametrize(
+    "kernel, reason",
+    [
+        (ktr.transpose_naive, "sectors per global store"),
+        (ktr.transpose_shared, "bank conflicts on loads"),
+        (tr_transposed_store, "bank conflicts on stores"),
+        (tr_square_only, ""),
+    ],
+)
 def test_transpose_rejects(kernel, reason):
     res = tiling.check_padded_transpose(kernel)
     assert not res, f"{kernel.py_func.__name__} passed: {res.message}"
@@ -494,9 +508,9 @@ def red_two_per_thread(partial, values):
 def test_tree_reduce_two_values_per_thread():
     res = tree_reduction.check_tree_reduce(red_two_per_thread, items_per_thread=2)
     assert res, res.message
-    res = tree_reduction.check_tree_reduce(red_good, items_per_thread=2)   # sums only half
+    res = tree_reduction.check_tree_reduce(red_good, items_per_thread=2)  # sums only half
     assert not res and "partial[" in res.message
-    res = tree_reduction.check_tree_reduce(red_two_per_thread)             # sums two segments
+    res = tree_reduction.check_tree_reduce(red_two_per_thread)  # sums two segments
     assert not res
 
 
@@ -507,16 +521,19 @@ def test_tree_reduce_accepts_textbook_variants():
     assert tree_reduction.check_tree_reduce(red_good, block=64)
 
 
-@pytest.mark.parametrize("kernel, reason", [
-    (red_no_barrier, "race"),
-    (kred.reduce_sum_barrier_in_if, "stopped"),
-    (red_two_barriers, "syncthreads per block"),
-    (red_serial, "loads per block"),
-    (red_atomic, "atomic"),
-    (red_unguarded, "out-of-bounds"),
-    (red_whole_array, "partial["),
-    (red_no_zero_fill, "partial[|Uninitialised"),
-])
+@pytest.mark.parametrize(
+    "kernel, reason",
+    [
+        (red_no_barrier, "race"),
+        (kred.reduce_sum_barrier_in_if, "stopped"),
+        (red_two_barriers, "syncthreads per block"),
+        (red_serial, "loads per block"),
+        (red_atomic, "atomic"),
+        (red_unguarded, "out-of-bounds"),
+        (red_whole_array, "partial["),
+        (red_no_zero_fill, "partial[|Uninitialised"),
+    ],
+)
 def test_tree_reduce_rejects(kernel, reason):
     res = tree_reduction.check_tree_reduce(kernel)
     assert not res, f"{kernel.py_func.__name__} passed: {res.message}"
@@ -526,8 +543,10 @@ def test_tree_reduce_rejects(kernel, reason):
 def test_tree_bounds_match_the_textbook_kernel():
     import gpulab
     from gpulab import metrics
-    rep = gpulab.launch(kred.reduce_sum, 4, GROUP, np.zeros(4, np.float32),
-                        np.ones(4 * GROUP, np.float32), backend="sim")
+
+    rep = gpulab.launch(
+        kred.reduce_sum, 4, GROUP, np.zeros(4, np.float32), np.ones(4 * GROUP, np.float32), backend="sim"
+    )
     assert rep.barriers == tree_reduction.tree_barriers(GROUP) == 9
     loads = rep.metrics[metrics.GLOBAL_REQUESTS["ld"]] + rep.metrics[metrics.SHARED_INSTRUCTIONS["ld"]]
     assert loads / 4 <= tree_reduction.tree_load_bound(GROUP) < GROUP
@@ -599,8 +618,9 @@ def frag_c_good(frag, m):
     lane = cuda.threadIdx.x
     r0, c0 = cuda.blockIdx.y * 16, cuda.blockIdx.x * 8
     for i in range(4):
-        frag[cuda.blockIdx.y, cuda.blockIdx.x, lane, i] = m[r0 + lane // 4 + 8 * (i // 2),
-                                                            c0 + 2 * (lane % 4) + i % 2]
+        frag[cuda.blockIdx.y, cuda.blockIdx.x, lane, i] = m[
+            r0 + lane // 4 + 8 * (i // 2), c0 + 2 * (lane % 4) + i % 2
+        ]
 
 
 @cuda.jit
@@ -608,8 +628,9 @@ def frag_b_good(frag, m):
     lane = cuda.threadIdx.x
     r0, c0 = cuda.blockIdx.y * 16, cuda.blockIdx.x * 8
     for i in range(4):
-        frag[cuda.blockIdx.y, cuda.blockIdx.x, lane, i] = m[r0 + 2 * (lane % 4) + i % 2 + 8 * (i // 2),
-                                                            c0 + lane // 4]
+        frag[cuda.blockIdx.y, cuda.blockIdx.x, lane, i] = m[
+            r0 + 2 * (lane % 4) + i % 2 + 8 * (i // 2), c0 + lane // 4
+        ]
 
 
 def test_fragment_load_accepts_correct_kernels():
@@ -618,14 +639,17 @@ def test_fragment_load_accepts_correct_kernels():
         assert res, res.message
 
 
-@pytest.mark.parametrize("kernel, op, reason", [
-    (frag_a_swapped, "A", ""),             # out of bounds on non-square tiles or "swapped"
-    (frag_a_halves_swapped, "A", "PTX layout puts"),
-    (frag_a_one_tile, "A", "tile ("),
-    (frag_a_lane0, "A", "requests per warp"),
-    (frag_c_good, "A", ""),                # the C layout is not A's
-    (frag_b_good, "C", ""),                # B's layout transposed is not C's
-])
+@pytest.mark.parametrize(
+    "kernel, op, reason",
+    [
+        (frag_a_swapped, "A", ""),  # out of bounds on non-square tiles or "swapped"
+        (frag_a_halves_swapped, "A", "PTX layout puts"),
+        (frag_a_one_tile, "A", "tile ("),
+        (frag_a_lane0, "A", "requests per warp"),
+        (frag_c_good, "A", ""),  # the C layout is not A's
+        (frag_b_good, "C", ""),  # B's layout transposed is not C's
+    ],
+)
 def test_fragment_load_rejects(kernel, op, reason):
     res = mma_fragments.check_fragment_load(kernel, op)
     assert not res, f"{kernel.py_func.__name__} passed: {res.message}"
@@ -640,6 +664,7 @@ def test_fragment_swap_is_named():
 def test_fragments_feed_mma():
     """What the reference builds is what the emulated mma.sync needs: D = A B + C."""
     from gpulab.models import mma
+
     rng = np.random.default_rng()
     a = rng.standard_normal((16, 16)).astype(np.float16)
     b = rng.standard_normal((16, 8)).astype(np.float16)

@@ -1,4 +1,5 @@
 """Chapter 09's error-budget check restricted to the operand pairs Hopper's tensor cores multiply."""
+
 from gpulab.checks import precision as P
 from gpulab.models import formats as F
 
@@ -43,6 +44,7 @@ def test_bad_input_is_named():
 
 def test_picker_hides_the_accumulator_for_the_native_problem():
     from gpulab.widgets.formats import picker
+
     ns = {}
     w = picker(ns, problem=F.native_problem(), start={"x": "bf16", "w": "bf16", "acc": "fp32"})
     assert w.acc not in w.box.children and ns["choice"]["x"] == "bf16"

@@ -1,13 +1,13 @@
 """check_copy_efficiency: a homework copy graded by predicted DRAM-roofline fraction on an H200,
 relative to the book's copy; behaviour first, on the simulator."""
-import numpy as np
+
 import pytest
 from numba import cuda
 
 from gpulab.checks.roofline import check_copy_efficiency, copy_fraction
 from gpulab.kernels import memory as km
 
-N = 2 ** 22          # big enough for several waves on 132 SMs, quick to predict
+N = 2**22  # big enough for several waves on 132 SMs, quick to predict
 
 
 @cuda.jit

@@ -36,7 +36,8 @@ def test_small_messages_favour_tree_large_favour_ring():
     assert C.ring_allreduce(p, 1e9, alpha, B) < C.tree_allreduce(p, 1e9, alpha, B)
     for n in (1e3, 1e9):
         assert C.allreduce(p, n, alpha, B, "best") == min(
-            C.allreduce(p, n, alpha, B, "ring"), C.allreduce(p, n, alpha, B, "tree"))
+            C.allreduce(p, n, alpha, B, "ring"), C.allreduce(p, n, alpha, B, "tree")
+        )
     with pytest.raises(ValueError):
         C.allreduce(p, 1, alpha, B, "butterfly")
 
@@ -45,7 +46,7 @@ def test_link_figures_are_per_direction_and_sourced():
     nv4, pcie5 = C.LINKS["NVLink 4 (H100/H200 SXM)"], C.LINKS["PCIe 5.0 x16"]
     assert nv4.per_direction == pytest.approx(450e9)
     assert 62e9 < pcie5.per_direction < 64e9
-    assert 7 < nv4.per_direction / pcie5.per_direction < 7.3   # "about 7x PCIe Gen5"
+    assert 7 < nv4.per_direction / pcie5.per_direction < 7.3  # "about 7x PCIe Gen5"
     for link in C.LINKS.values():
         assert link.source and link.quoted
         assert link.beta == pytest.approx(1 / link.per_direction)
@@ -59,8 +60,13 @@ def test_no_communication_reduces_to_amdahl():
 
 
 def test_strong_scaling_peaks_then_falls():
-    m = C.StepModel(serial_s=1e-3, compute_s=0.2, grad_bytes=1e9, alpha=20e-6,
-                    bandwidth=C.LINKS["PCIe 5.0 x16"].per_direction)
+    m = C.StepModel(
+        serial_s=1e-3,
+        compute_s=0.2,
+        grad_bytes=1e9,
+        alpha=20e-6,
+        bandwidth=C.LINKS["PCIe 5.0 x16"].per_direction,
+    )
     p = C.best_p(m, 4096)
     s = C.scaling(m, [1, p, 4096])["speedup"]
     assert 1 < p < 4096 and s[1] > s[2] and s[1] > s[0]
@@ -82,6 +88,6 @@ def test_overlap_hides_communication_up_to_compute():
     t1 = C.step_time(C.StepModel(**base, overlap=1.0), 4, "weak")
     comm = C.ring_allreduce(4, 1e9, 0.0, 1e9)
     assert t0 == pytest.approx(1.0 + comm)
-    assert t1 == pytest.approx(max(1.0, comm))   # can hide at most as much as there is compute
+    assert t1 == pytest.approx(max(1.0, comm))  # can hide at most as much as there is compute
     with pytest.raises(ValueError):
         C.step_time(C.StepModel(**base, overlap=2.0), 2)

@@ -1,5 +1,6 @@
 """Divergence: the closed forms, the simulator's measurements against them, the chapter-03
 pictures, explorer and checks."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -18,9 +19,9 @@ from gpulab.widgets.divergence import explorer
 
 
 def test_seed_examples():
-    assert md.efficiency(md.lanes(lambda l: l < 17)) == 0.5            # 17/15: both paths run
+    assert md.efficiency(md.lanes(lambda l: l < 17)) == 0.5  # 17/15: both paths run
     assert md.efficiency(md.lanes(lambda l: l % 2 == 0)) == 0.5
-    assert md.efficiency(list(range(32))) == pytest.approx(1 / 32)      # 32-way
+    assert md.efficiency(list(range(32))) == pytest.approx(1 / 32)  # 32-way
     assert md.efficiency([True] * 32) == 1.0
     assert md.warp_time(md.lanes(lambda l: l < 17), {True: 3.0, False: 5.0}) == 8.0
     assert md.warp_time(list(range(32)), 2.0) == 64.0
@@ -54,11 +55,12 @@ def test_simulator_per_line_efficiency_matches_lane_counts(label):
     x, n = r["x"], len(r["x"])
     i = np.arange(n)
     lane, warp = i % 32, i // 32
-    took = np.array([eval(cond, {"lane": lane[k], "warp": warp[k], "i": k, "n": n,
-                                 "x": x}) for k in range(n)], bool)
+    took = np.array(
+        [eval(cond, {"lane": lane[k], "warp": warp[k], "i": k, "n": n, "x": x}) for k in range(n)], bool
+    )
     assert r["threads_then"] == took.sum()
     for path, key in ((took, "then_efficiency"), (~took, "else_efficiency")):
-        warps_taking = [w for w in range(n // 32) if path[w * 32:(w + 1) * 32].any()]
+        warps_taking = [w for w in range(n // 32) if path[w * 32 : (w + 1) * 32].any()]
         if not warps_taking:
             assert r[key] is None
             continue
@@ -72,7 +74,7 @@ def test_paths_kernel_body_efficiency_is_one_over_p(p):
     out = np.zeros(64, np.float32)
     rep = gpulab.launch(kd.paths, 1, 64, out, x, p)
     assert rep.line_of("v = v * 2.0").efficiency == pytest.approx(1 / p)
-    assert rep.line_of("v = v * 2.0").inst == 2 * p          # P passes per warp, 2 warps
+    assert rep.line_of("v = v * 2.0").inst == 2 * p  # P passes per warp, 2 warps
     lane = np.arange(64) % 32
     assert np.allclose(out, 2.0 + lane % p)
 
@@ -97,12 +99,17 @@ def test_mask_timeline_draws_the_recorded_masks():
     last_two = mat[:, -2:]
     assert last_two[:, 0].sum() == 17 and last_two[:, 1].sum() == 15
     fig = masks.mask_timeline(r["report"])
-    assert "88%" in fig.axes[0].get_title()                 # 7 full + 17 + 15 lanes over 8 steps
+    assert "88%" in fig.axes[0].get_title()  # 7 full + 17 + 15 lanes over 8 steps
     rows = [kd.run_branch(c, k) for c, k in list(kd.CONDITIONS.values())[:3]]
     assert masks.efficiency_bars(rows).axes
-    data = {"device": "X", "rows": [
-        {"iters": 64, "mode": m, "paths": p, "ratio_to_1_path": p if m == "divergent" else 1.0}
-        for m in ("divergent", "uniform") for p in (1, 2, 4)]}
+    data = {
+        "device": "X",
+        "rows": [
+            {"iters": 64, "mode": m, "paths": p, "ratio_to_1_path": p if m == "divergent" else 1.0}
+            for m in ("divergent", "uniform")
+            for p in (1, 2, 4)
+        ],
+    }
     assert len(masks.paths_timing(data).axes[0].lines) == 3
 
 
@@ -169,16 +176,29 @@ def test_warp_uniform_check():
 
 def test_path_timing_description():
     assert "no GPU timing" in md.describe_path_timings(None)
-    data = {"device": "X", "n_threads": 64, "block": 32, "rows": [
-        {"iters": 64, "mode": m, "paths": p, "ms_median": 0.5 * p,
-         "ratio_to_1_path": float(p if m == "divergent" else 1)}
-        for m in ("divergent", "uniform") for p in (1, 32)]}
+    data = {
+        "device": "X",
+        "n_threads": 64,
+        "block": 32,
+        "rows": [
+            {
+                "iters": 64,
+                "mode": m,
+                "paths": p,
+                "ms_median": 0.5 * p,
+                "ratio_to_1_path": float(p if m == "divergent" else 1),
+            }
+            for m in ("divergent", "uniform")
+            for p in (1, 32)
+        ],
+    }
     text = md.describe_path_timings(data)
     assert "P=32: x32.0" in text and "P=32: x1.0" in text
 
 
 def test_explorers_draw_without_error():
     from gpulab.widgets.launch_shape import explorer as shape_explorer
+
     ns = {}
     ex = explorer(ns, draw=True)
     ex.warp.value = 3
@@ -193,8 +213,12 @@ def _timings(equal: bool):
     for iters in (64, 256):
         for m in ("divergent", "uniform"):
             for p in (1, 2, 32):
-                r = {"iters": iters, "mode": m, "paths": p,
-                     "ms_median": (0.1 * p + 0.02) if m == "divergent" else 0.12}
+                r = {
+                    "iters": iters,
+                    "mode": m,
+                    "paths": p,
+                    "ms_median": (0.1 * p + 0.02) if m == "divergent" else 0.12,
+                }
                 if equal:
                     r["sum_Tp_prediction"] = p if m == "divergent" else 1
                 rows.append(r)
@@ -211,17 +235,26 @@ def test_path_comparison_predicts_P_only_for_equal_paths():
     assert c["paths"] == 32 and c["predicted"] == 32
     assert c["divergent"] == pytest.approx((0.1 * 32 + 0.02) / 0.12)
     assert c["uniform"] == pytest.approx(1.0)
-    assert c["ncu"] is None                              # no Nsight Compute block recorded
+    assert c["ncu"] is None  # no Nsight Compute block recorded
     data = _timings(equal=True)
-    data["ncu"] = {"rows": [{"iters": 64, "mode": "divergent", "paths": p,
-                             "gpu__time_duration.sum": 100.0 * p, "smsp__inst_executed.sum": 10.0 + 30 * p,
-                             "smsp__thread_inst_executed_per_inst_executed.ratio": 32.0 / p,
-                             "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio": 30.0 / p}
-                            for p in (1, 32)]}
+    data["ncu"] = {
+        "rows": [
+            {
+                "iters": 64,
+                "mode": "divergent",
+                "paths": p,
+                "gpu__time_duration.sum": 100.0 * p,
+                "smsp__inst_executed.sum": 10.0 + 30 * p,
+                "smsp__thread_inst_executed_per_inst_executed.ratio": 32.0 / p,
+                "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio": 30.0 / p,
+            }
+            for p in (1, 32)
+        ]
+    }
     n = md.path_comparison(data)[64]["ncu"]
     assert n["time"] == pytest.approx(32) and n["inst"] == pytest.approx(970 / 40)
     assert (n["active_1"], n["pred_on_1"], n["active_P"]) == (32.0, 30.0, 1.0)
-    assert md.path_comparison(data)[256]["ncu"] is None   # profiled at 64 iterations only
+    assert md.path_comparison(data)[256]["ncu"] is None  # profiled at 64 iterations only
     # a file whose paths are not declared equal gets no P-fold prediction
     assert md.path_comparison(_timings(equal=False))[64]["predicted"] is None
     assert not md.equal_length_paths(_timings(equal=False))

@@ -1,5 +1,6 @@
 """Number formats: ranges and epsilons read through ml_dtypes must match the formats' specs;
 rounding, scaling and the error-budget grader must behave as the chapter says."""
+
 import math
 
 import numpy as np
@@ -13,12 +14,12 @@ from gpulab.models import formats as F
 # Values from the specs (IEEE 754 binary16/32, bfloat16, OCP FP8 E4M3/E5M2), typed here on
 # purpose: they check that the table reads the right dtype for each name.
 SPEC = {
-    "fp32": (3.4028234663852886e38, 2.0 ** -126, 2.0 ** -149, 2.0 ** -23),
-    "fp16": (65504.0, 2.0 ** -14, 2.0 ** -24, 2.0 ** -10),
-    "bf16": (3.3895313892515355e38, 2.0 ** -126, 2.0 ** -133, 2.0 ** -7),
-    "fp8_e4m3": (448.0, 2.0 ** -6, 2.0 ** -9, 2.0 ** -3),
-    "fp8_e5m2": (57344.0, 2.0 ** -14, 2.0 ** -16, 2.0 ** -2),
-    "tf32": ((2 - 2.0 ** -10) * 2.0 ** 127, 2.0 ** -126, 2.0 ** -136, 2.0 ** -10),
+    "fp32": (3.4028234663852886e38, 2.0**-126, 2.0**-149, 2.0**-23),
+    "fp16": (65504.0, 2.0**-14, 2.0**-24, 2.0**-10),
+    "bf16": (3.3895313892515355e38, 2.0**-126, 2.0**-133, 2.0**-7),
+    "fp8_e4m3": (448.0, 2.0**-6, 2.0**-9, 2.0**-3),
+    "fp8_e5m2": (57344.0, 2.0**-14, 2.0**-16, 2.0**-2),
+    "tf32": ((2 - 2.0**-10) * 2.0**127, 2.0**-126, 2.0**-136, 2.0**-10),
 }
 
 
@@ -33,12 +34,12 @@ def test_format_table_matches_spec(name):
 
 def test_tf32_ties_to_even_and_modes():
     one = np.float32(1.0)
-    tie_down = np.float32(1 + 2.0 ** -11)          # halfway between 1 and 1 + 2^-10 -> 1 (even)
-    tie_up = np.float32(1 + 3 * 2.0 ** -11)        # halfway between 1+2^-10 and 1+2^-9 -> 1+2^-9
+    tie_down = np.float32(1 + 2.0**-11)  # halfway between 1 and 1 + 2^-10 -> 1 (even)
+    tie_up = np.float32(1 + 3 * 2.0**-11)  # halfway between 1+2^-10 and 1+2^-9 -> 1+2^-9
     assert F.round_tf32(tie_down) == one
-    assert F.round_tf32(tie_up) == np.float32(1 + 2.0 ** -9)
-    assert F.round_tf32(tie_down, "rna") == np.float32(1 + 2.0 ** -10)
-    assert F.round_tf32(np.float32(1 + 2.0 ** -10 - 2.0 ** -23), "trunc") == one
+    assert F.round_tf32(tie_up) == np.float32(1 + 2.0**-9)
+    assert F.round_tf32(tie_down, "rna") == np.float32(1 + 2.0**-10)
+    assert F.round_tf32(np.float32(1 + 2.0**-10 - 2.0**-23), "trunc") == one
     x = np.array([np.inf, -np.inf, np.nan], dtype=np.float32)
     r = F.round_tf32(x)
     assert np.isinf(r[0]) and np.isinf(r[1]) and np.isnan(r[2])
@@ -50,7 +51,7 @@ def test_tf32_is_nearest_tf32_value(v):
     x = np.float32(v)
     r = F.round_tf32(x)
     bits = int(np.array([r]).view(np.uint32)[0])
-    assert bits & 0x1FFF == 0                                   # only 10 mantissa bits left
+    assert bits & 0x1FFF == 0  # only 10 mantissa bits left
     # the two tf32 neighbours of x: truncation and one tf32 ulp further from zero
     lo = F.round_tf32(x, "trunc")
     lo_bits = int(np.array([lo]).view(np.uint32)[0])
@@ -60,9 +61,9 @@ def test_tf32_is_nearest_tf32_value(v):
 
 
 def test_overflow_behaviour_per_format():
-    assert np.isinf(F.quantize(70000.0, "fp16"))                 # fp16 overflows to inf
-    assert F.quantize(70000.0, "bf16") == pytest.approx(70000.0, rel=2 ** -8)   # bf16 keeps range
-    assert np.isnan(F.quantize(500.0, "fp8_e4m3"))               # e4m3 has no inf: NaN
+    assert np.isinf(F.quantize(70000.0, "fp16"))  # fp16 overflows to inf
+    assert F.quantize(70000.0, "bf16") == pytest.approx(70000.0, rel=2**-8)  # bf16 keeps range
+    assert np.isnan(F.quantize(500.0, "fp8_e4m3"))  # e4m3 has no inf: NaN
     assert F.quantize(500.0, "fp8_e4m3", saturate=True) == 448.0
     assert np.isinf(F.quantize(1e6, "fp8_e5m2"))
     assert F.quantize(1e-8, "fp16") == 0.0 and F.quantize(1e-8, "bf16") != 0.0
@@ -71,9 +72,9 @@ def test_overflow_behaviour_per_format():
 def test_bit_fields():
     b = F.bit_fields(1.0, "fp16")
     assert (b["sign"], b["exponent"], b["mantissa"]) == ("0", "01111", "0" * 10)
-    b = F.bit_fields(-2.5, "bf16")                     # -1.25 * 2^1
+    b = F.bit_fields(-2.5, "bf16")  # -1.25 * 2^1
     assert (b["sign"], b["exponent"], b["mantissa"]) == ("1", "10000000", "0100000")
-    b = F.bit_fields(448.0, "fp8_e4m3")                # 1.75 * 2^8, bias 7 -> exponent 15
+    b = F.bit_fields(448.0, "fp8_e4m3")  # 1.75 * 2^8, bias 7 -> exponent 15
     assert (b["exponent"], b["mantissa"]) == ("1111", "110")
     assert F.bit_fields(-5, "int8")["bits"] == "11111011"
 
@@ -89,11 +90,11 @@ def test_int8_scaled_error_is_half_a_step(amax):
 
 
 def test_amax_scaling_rescues_small_tensor():
-    x = np.random.default_rng(1).standard_normal(1000) * 1e-4   # mostly below e4m3's range
+    x = np.random.default_rng(1).standard_normal(1000) * 1e-4  # mostly below e4m3's range
     raw = F.quantize(x, "fp8_e4m3", saturate=True)
     scaled, s = F.quantize_scaled(x, "fp8_e4m3")
     assert s == pytest.approx(448 / np.max(np.abs(x)))
-    assert F.relative_error(raw, x) > 0.5                     # most values flushed to zero
+    assert F.relative_error(raw, x) > 0.5  # most values flushed to zero
     assert F.relative_error(scaled, x) < 0.05
 
 
@@ -102,17 +103,17 @@ def test_delayed_scaling_clips_a_sudden_spike():
     rng = np.random.default_rng(2)
     for _ in range(4):
         _, info = ds(rng.standard_normal(256))
-        assert info["clipped"] < 0.02                         # only this step's new extremes
-    _, info = ds(rng.standard_normal(256) * 100)              # 100x larger than the history
+        assert info["clipped"] < 0.02  # only this step's new extremes
+    _, info = ds(rng.standard_normal(256) * 100)  # 100x larger than the history
     assert info["clipped"] > 0.5
-    _, info = ds(rng.standard_normal(256) * 100)              # history has caught up
+    _, info = ds(rng.standard_normal(256) * 100)  # history has caught up
     assert info["clipped"] < 0.02
 
 
 def test_fp16_accumulation_error_grows_with_k_fp32_does_not():
     r = F.dot_errors([16, 256, 4096], "fp16", trials=16)
     assert r["fp16"][-1] > 10 * r["fp16"][0]
-    assert r["fp16"][-1] > 0.01                               # running sum stagnates near 1024
+    assert r["fp16"][-1] > 0.01  # running sum stagnates near 1024
     assert max(r["fp32"]) < 1e-3
     assert r["fp32"][-1] < r["fp16"][-1] / 100
 
@@ -164,6 +165,7 @@ def test_widget_writes_choice():
 
 def test_format_plots_draw():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from gpulab.plots import formats as fp

@@ -1,5 +1,6 @@
 """On a real GPU: backend="gpu" gives the simulator's results, updates arrays in place, times
 the kernel with CUDA events. Skips cleanly where there is no GPU (as in CI)."""
+
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "
 
 def _cases():
     import kernels
+
     return kernels.cases()
 
 
@@ -50,10 +52,11 @@ class _FakeClock:
 
             def synchronize(self):
                 pass
+
         return Event()
 
     def event_elapsed_time(self, a, b):
-        return (b.t - a.t) * 1e3          # milliseconds, like numba.cuda
+        return (b.t - a.t) * 1e3  # milliseconds, like numba.cuda
 
 
 class _FakeKernel:
@@ -66,7 +69,7 @@ class _FakeKernel:
         return type(a).__name__
 
     def compile(self, argtypes):
-        if argtypes not in self.compiled:          # numba compiles once per signature
+        if argtypes not in self.compiled:  # numba compiles once per signature
             self.clock.now += self.COMPILE_S
             self.compiled.add(argtypes)
 
@@ -75,11 +78,13 @@ class _FakeKernel:
             self.compile(tuple(self.typeof_pyval(a) for a in args))
             self.clock.now += self.RUN_S
             self.launched.append((config, args))
+
         return run
 
 
 def test_kernel_time_excludes_the_first_launch_compile():
     from gpulab.backends import gpu
+
     clock = _FakeClock()
     kern = _FakeKernel(clock)
     args = (np.zeros(4), 1.0)
@@ -88,7 +93,7 @@ def test_kernel_time_excludes_the_first_launch_compile():
     assert compile_s >= 0 and len(kern.launched) == 1
     assert kern.launched[0][0] == ((1, 1, 1), (32, 1, 1), 0, 0)
     compile_s, kernel_s = gpu.timed_launch(clock, kern, (1, 1, 1), (32, 1, 1), args, 0)
-    assert kernel_s == pytest.approx(_FakeKernel.RUN_S)      # the second launch: same time
+    assert kernel_s == pytest.approx(_FakeKernel.RUN_S)  # the second launch: same time
 
 
 def test_kernels_with_declared_signatures_are_not_recompiled():
@@ -101,6 +106,6 @@ def test_kernels_with_declared_signatures_are_not_recompiled():
     clock = _FakeClock()
     kern = Disabled(clock)
     kern.compile = Disabled.compile.__get__(kern)
-    kern.__class__.__getitem__ = lambda self, cfg: (lambda *a: setattr(clock, "now", clock.now + 1e-5))
+    kern.__class__.__getitem__ = lambda self, cfg: lambda *a: setattr(clock, "now", clock.now + 1e-5)
     compile_s, kernel_s = gpu.timed_launch(clock, kern, (1, 1, 1), (32, 1, 1), (1.0,), 0)
     assert kernel_s == pytest.approx(1e-5)

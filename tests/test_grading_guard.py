@@ -1,6 +1,7 @@
 """gpulab.grading on its own, without otter run (fast): tampering in place is seen, suspicious
 code is flagged for the instructor, a hanging test costs only its own test, and any saved
 kernel name grades with the grading environment's Python (issue 14, items 2, 11, 12, 13)."""
+
 from __future__ import annotations
 
 import time
@@ -24,6 +25,7 @@ def fresh_snapshot(monkeypatch):
 
 # ---- item 11: changes in place ---------------------------------------------------------------
 
+
 def lenient(kernel, block=128, seed=None, sizes=None, backend="sim"):
     return True
 
@@ -35,34 +37,51 @@ def _changes():
     from gpulab.checks import amdahl, divergence, result, vector, warp
     from gpulab.sim import eager, typecheck
 
-    launch_mod = sys.modules["gpulab.launch"]       # gpulab.launch is the function
+    launch_mod = sys.modules["gpulab.launch"]  # gpulab.launch is the function
 
     return [
         ("gpulab.checks.warp.SHARED_LD", lambda m: m.setattr(warp, "SHARED_LD", "nothing")),
-        ("gpulab.checks.warp.check_warp_reduce",
-         lambda m: m.setattr(warp.check_warp_reduce, "__defaults__", ("sim", 3))),
-        ("gpulab.checks.divergence.check_warp_uniform",
-         lambda m: m.setattr(divergence.check_warp_uniform, "__defaults__", (0.0, 128, 99.0, None))),
-        ("gpulab.checks.vector.check_saxpy",
-         lambda m: m.setattr(vector.check_saxpy, "__code__", lenient.__code__)),
-        ("gpulab.checks.amdahl.check_speedup",
-         lambda m: m.setattr(amdahl.check_speedup, "__kwdefaults__", {"x": 1})),
-        ("gpulab.metrics.SHARED_BANK_CONFLICTS",
-         lambda m: m.setitem(metrics.SHARED_BANK_CONFLICTS, "ld", "nothing")),
+        (
+            "gpulab.checks.warp.check_warp_reduce",
+            lambda m: m.setattr(warp.check_warp_reduce, "__defaults__", ("sim", 3)),
+        ),
+        (
+            "gpulab.checks.divergence.check_warp_uniform",
+            lambda m: m.setattr(divergence.check_warp_uniform, "__defaults__", (0.0, 128, 99.0, None)),
+        ),
+        (
+            "gpulab.checks.vector.check_saxpy",
+            lambda m: m.setattr(vector.check_saxpy, "__code__", lenient.__code__),
+        ),
+        (
+            "gpulab.checks.amdahl.check_speedup",
+            lambda m: m.setattr(amdahl.check_speedup, "__kwdefaults__", {"x": 1}),
+        ),
+        (
+            "gpulab.metrics.SHARED_BANK_CONFLICTS",
+            lambda m: m.setitem(metrics.SHARED_BANK_CONFLICTS, "ld", "nothing"),
+        ),
         ("gpulab.checks.amdahl.F32_EPS", lambda m: m.setattr(amdahl, "F32_EPS", 1.0)),
-        ("gpulab.checks.divergence.MAX_WORK_RATIO",
-         lambda m: m.setattr(divergence, "MAX_WORK_RATIO", 10.0)),
-        ("gpulab.checks.result.CheckResult.__bool__",
-         lambda m: m.setattr(result.CheckResult.__bool__, "__code__", (lambda self: True).__code__)),
+        ("gpulab.checks.divergence.MAX_WORK_RATIO", lambda m: m.setattr(divergence, "MAX_WORK_RATIO", 10.0)),
+        (
+            "gpulab.checks.result.CheckResult.__bool__",
+            lambda m: m.setattr(result.CheckResult.__bool__, "__code__", (lambda self: True).__code__),
+        ),
         ("numpy.pi", lambda m: m.setattr(__import__("numpy"), "pi", 3.0)),
         # what decides how a kernel is judged, outside gpulab.checks: numba's type check, the
         # simulator's time budget, eager compilation of kernels with a signature
         ("gpulab.sim.typecheck.check", lambda m: m.setattr(typecheck, "check", lambda *a, **k: None)),
-        ("gpulab.sim.typecheck.enabled",
-         lambda m: m.setattr(typecheck.enabled, "__code__", (lambda: False).__code__)),
+        (
+            "gpulab.sim.typecheck.enabled",
+            lambda m: m.setattr(typecheck.enabled, "__code__", (lambda: False).__code__),
+        ),
         ("gpulab.launch.DEFAULT_TIMEOUT_S", lambda m: m.setattr(launch_mod, "DEFAULT_TIMEOUT_S", 1e9)),
-        ("gpulab.launch.launch", lambda m: m.setattr(
-            launch_mod.launch, "__kwdefaults__", {**launch_mod.launch.__kwdefaults__, "timeout_s": 1e9})),
+        (
+            "gpulab.launch.launch",
+            lambda m: m.setattr(
+                launch_mod.launch, "__kwdefaults__", {**launch_mod.launch.__kwdefaults__, "timeout_s": 1e9}
+            ),
+        ),
         ("gpulab.sim.eager.jit", lambda m: m.setattr(eager, "jit", lambda *a, **k: None)),
     ]
 
@@ -95,26 +114,38 @@ def test_grading_work_itself_changes_nothing(fresh_snapshot):
     assert amdahl.check_speedup(lambda f, p: 1 / ((1 - f) + f / p))
     assert divergence.check_uniform_split({"condition": "warp % 2 == 0", "data": "random"})
     wd.explorer({}, draw=False)
-    gpulab.launch(saxpy, 1, 32, np.zeros(8, np.float32), np.float32(1), np.ones(8, np.float32),
-                  np.ones(8, np.float32))
+    gpulab.launch(
+        saxpy, 1, 32, np.zeros(8, np.float32), np.float32(1), np.ones(8, np.float32), np.ones(8, np.float32)
+    )
     assert grading.tamper_findings(limit=0) == []
 
 
 # ---- item 12: flags for the instructor ------------------------------------------------------
 
-@pytest.mark.parametrize("code,flag", [
-    ("def speedup(f, p):\n    import sys\n    return sys._getframe(1).f_locals['want']", "frame inspection"),
-    ("import inspect\ndef blocks_for(n, b):\n    return inspect.currentframe().f_back.f_locals['want']",
-     "frame inspection"),
-    ("import inspect\nx = inspect.stack()", "frame inspection"),
-    ("import gc\nrefs = gc.get_referrers(1)", "heap inspection"),
-    ("from gpulab.models import amdahl as A\ndef speedup(f, p):\n    return A.speedup(f, p)",
-     "imports the checkers"),
-    ("import gpulab.checks.vector as v", "imports the checkers"),
-    ("from gpulab import models", "imports the checkers"),
-    ("f = getattr(sys, '_get' + 'frame')", "dynamic import/attribute"),
-    ("check.__defaults__ = (0,)", "code objects"),
-])
+
+@pytest.mark.parametrize(
+    "code,flag",
+    [
+        (
+            "def speedup(f, p):\n    import sys\n    return sys._getframe(1).f_locals['want']",
+            "frame inspection",
+        ),
+        (
+            "import inspect\ndef blocks_for(n, b):\n    return inspect.currentframe().f_back.f_locals['want']",
+            "frame inspection",
+        ),
+        ("import inspect\nx = inspect.stack()", "frame inspection"),
+        ("import gc\nrefs = gc.get_referrers(1)", "heap inspection"),
+        (
+            "from gpulab.models import amdahl as A\ndef speedup(f, p):\n    return A.speedup(f, p)",
+            "imports the checkers",
+        ),
+        ("import gpulab.checks.vector as v", "imports the checkers"),
+        ("from gpulab import models", "imports the checkers"),
+        ("f = getattr(sys, '_get' + 'frame')", "dynamic import/attribute"),
+        ("check.__defaults__ = (0,)", "code objects"),
+    ],
+)
 def test_reading_the_grader_is_flagged(tmp_path, code, flag):
     p = tmp_path / "s.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), str(p))
@@ -123,16 +154,19 @@ def test_reading_the_grader_is_flagged(tmp_path, code, flag):
 
 def test_ordinary_code_is_not_flagged(tmp_path):
     p = tmp_path / "s.ipynb"
-    cells = ["import numpy as np\nfrom numba import cuda\nimport gpulab\nimport otter\n"
-             "from gpulab import homework\ngrader = otter.Notebook(tests_dir=homework.public_tests('x'))",
-             "from gpulab.widgets import launch_shape\nlaunch_shape.explorer(globals(), name='explored')",
-             "def speedup(f, p):\n    return 1 / ((1 - f) + f / p)",
-             "rep = gpulab.launch(k, 1, 32, out)\nprint(rep.warp_efficiency)"]
+    cells = [
+        "import numpy as np\nfrom numba import cuda\nimport gpulab\nimport otter\n"
+        "from gpulab import homework\ngrader = otter.Notebook(tests_dir=homework.public_tests('x'))",
+        "from gpulab.widgets import launch_shape\nlaunch_shape.explorer(globals(), name='explored')",
+        "def speedup(f, p):\n    return 1 / ((1 - f) + f / p)",
+        "rep = gpulab.launch(k, 1, 32, out)\nprint(rep.warp_efficiency)",
+    ]
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), str(p))
     assert grading.suspicious(str(p)) == []
 
 
 # ---- item 2: any saved kernel name ------------------------------------------------------------
+
 
 def test_the_guard_grades_with_the_python3_kernel():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
@@ -144,7 +178,7 @@ def test_the_guard_grades_with_the_python3_kernel():
 
 # ---- item 13: a hanging test costs only itself ----------------------------------------------
 
-HANGING_TESTS = '''
+HANGING_TESTS = """
 from otter.test_files import test_case
 
 OK_FORMAT = False
@@ -159,7 +193,7 @@ def test_hangs(p_answer):
 @test_case(points=None, hidden=False)
 def test_fine(other):
     assert other == 1
-'''
+"""
 
 
 class Hang:
@@ -194,7 +228,7 @@ def test_time_limits_nest():
                 spin()
     assert time.monotonic() - t0 < 3
     t0 = time.monotonic()
-    with pytest.raises(grading.TimeLimit):          # the shorter, enclosing limit wins
+    with pytest.raises(grading.TimeLimit):  # the shorter, enclosing limit wins
         with grading.time_limit(0.3, "outer"):
             grading.timed(spin, 10)()
     assert time.monotonic() - t0 < 3
@@ -239,6 +273,7 @@ def test_replacing_random_is_found(fresh_snapshot):
 
 # ---- the package's own parts (issue 18 item 4) -----------------------------------------------
 
+
 def test_reloading_the_package_restores_every_part(monkeypatch):
     """The hidden tests reload gpulab.grading: a part a submission patched (a constant, a
     function in a submodule) is as on disk again, and the tamper snapshot survives."""
@@ -246,13 +281,14 @@ def test_reloading_the_package_restores_every_part(monkeypatch):
 
     monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
     grading.snapshot()
-    grading.limits.DEFAULT_TEST_TIMEOUT = 10 ** 6
+    grading.limits.DEFAULT_TEST_TIMEOUT = 10**6
     grading.tamper.tamper_findings = lambda limit=10: []
     g = importlib.reload(grading)
     assert g.limits.DEFAULT_TEST_TIMEOUT == 60 and g.DEFAULT_TEST_TIMEOUT == 60
     assert g.tamper_findings is g.tamper.tamper_findings and g.tamper_findings() == []
     assert g.tamper._SNAPSHOT, "the snapshot must survive the reload"
     from gpulab.checks import vector
+
     monkeypatch.setattr(vector, "check_saxpy", lambda *a, **k: True)
     assert any("check_saxpy" in f for f in g.tamper_findings())
     monkeypatch.undo()
@@ -263,6 +299,10 @@ def test_run_one_is_a_module_with_a_usage_line():
     import subprocess
     import sys
 
-    p = subprocess.run([sys.executable, "-m", "gpulab.grading.run_one"], capture_output=True, text=True,
-                       env={**__import__("os").environ, "GPULAB_QUIET": "1"})
+    p = subprocess.run(
+        [sys.executable, "-m", "gpulab.grading.run_one"],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "GPULAB_QUIET": "1"},
+    )
     assert p.returncode != 0 and "usage: python -m gpulab.grading.run_one" in p.stderr

@@ -3,6 +3,7 @@ untouched student notebook, prepared wrong submissions and hostile ones are grad
 ``otter run`` (through gpulab.grading, which adds the time limits) and must score what they
 should. Everything is generated once per session in a temporary folder and graded in one
 parallel batch, so the whole file takes about a minute or two on 2 cores."""
+
 from __future__ import annotations
 
 import copy
@@ -26,12 +27,15 @@ from gpulab import grading, homework  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXERCISES = os.path.join(ROOT, "exercises")
-MASTERS = sorted(p for p in glob.glob(os.path.join(EXERCISES, "*", "*.ipynb"))
-                 if os.path.basename(os.path.dirname(p)) == os.path.splitext(os.path.basename(p))[0])
+MASTERS = sorted(
+    p
+    for p in glob.glob(os.path.join(EXERCISES, "*", "*.ipynb"))
+    if os.path.basename(os.path.dirname(p)) == os.path.splitext(os.path.basename(p))[0]
+)
 HWS = [os.path.basename(os.path.dirname(p)) for p in MASTERS]
 ENV = {"PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-CELL_TIMEOUT = 6          # seconds a cell may run while grading here (an endless loop costs this)
-JOBS = max(3, min(4, (os.cpu_count() or 2) + 1))    # kernels start partly waiting on I/O
+CELL_TIMEOUT = 6  # seconds a cell may run while grading here (an endless loop costs this)
+JOBS = max(3, min(4, (os.cpu_count() or 2) + 1))  # kernels start partly waiting on I/O
 
 
 def _load(path, name):
@@ -46,6 +50,7 @@ HOSTILE = _load(os.path.join(EXERCISES, "hostile.py"), "hw_hostile")
 
 # ---- building submissions -------------------------------------------------------------------
 
+
 def _find(nb, text):
     hits = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and text in c.source]
     assert hits, f"no code cell contains {text!r}"
@@ -54,9 +59,12 @@ def _find(nb, text):
 
 def _edit(solution, spec):
     nb = copy.deepcopy(solution)
-    if spec.get("kernelspec"):          # saved from a Jupyter environment with another kernel name
-        nb.metadata["kernelspec"] = {"name": spec["kernelspec"], "display_name": spec["kernelspec"],
-                                     "language": "python"}
+    if spec.get("kernelspec"):  # saved from a Jupyter environment with another kernel name
+        nb.metadata["kernelspec"] = {
+            "name": spec["kernelspec"],
+            "display_name": spec["kernelspec"],
+            "language": "python",
+        }
     for text, src in spec.get("replace", {}).items():
         nb.cells[_find(nb, text)].source = src.strip("\n")
     for text, src in spec.get("add", []):
@@ -82,20 +90,28 @@ def assigned(tmp_path_factory):
         hw = os.path.basename(os.path.dirname(master))
         out = base / hw
         t0 = time.monotonic()
-        p = subprocess.run([sys.executable, "-m", "gpulab.grading", "otter", "assign", "-v", master,
-                            str(out)], cwd=os.path.dirname(master),
-                           env=dict(os.environ, **ENV, GPULAB_QUIET="1",
-                                    GPULAB_CELL_TIMEOUT=str(CELL_TIMEOUT)),
-                           capture_output=True, text=True, timeout=300)
+        p = subprocess.run(
+            [sys.executable, "-m", "gpulab.grading", "otter", "assign", "-v", master, str(out)],
+            cwd=os.path.dirname(master),
+            env=dict(os.environ, **ENV, GPULAB_QUIET="1", GPULAB_CELL_TIMEOUT=str(CELL_TIMEOUT)),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         zips = glob.glob(str(out / "autograder" / "*.zip"))
-        return hw, {"rc": p.returncode, "log": (p.stdout + p.stderr)[-4000:], "dir": str(out),
-                    "zip": zips[0] if zips else None, "seconds": time.monotonic() - t0}
+        return hw, {
+            "rc": p.returncode,
+            "log": (p.stdout + p.stderr)[-4000:],
+            "dir": str(out),
+            "zip": zips[0] if zips else None,
+            "seconds": time.monotonic() - t0,
+        }
 
     before = set(glob.glob(os.path.join(EXERCISES, "*", ".OTTER_LOG")))
     with ThreadPoolExecutor(JOBS) as pool:
         out = dict(pool.map(run, MASTERS))
     for log in set(glob.glob(os.path.join(EXERCISES, "*", ".OTTER_LOG"))) - before:
-        os.remove(log)              # otter assign's run of the master leaves its log beside it
+        os.remove(log)  # otter assign's run of the master leaves its log beside it
     return out
 
 
@@ -104,7 +120,7 @@ def graded(assigned, tmp_path_factory):
     """Every prepared submission of every homework, graded in one batch:
     {(hw, name): row} with row as gpulab.grading.grade_one returns it, plus the spec."""
     base = tmp_path_factory.mktemp("hw_subs")
-    jobs = []          # (hw, name, path, zip, spec)
+    jobs = []  # (hw, name, path, zip, spec)
     out_alias = {}
     for hw in HWS:
         a = assigned[hw]
@@ -125,8 +141,8 @@ def graded(assigned, tmp_path_factory):
         jobs.append((hw, "student", str(d / "student" / f"{hw}.ipynb"), a["zip"], {}))
         spec_file = os.path.join(EXERCISES, hw, "submissions.py")
         subs = _load(spec_file, f"subs_{hw}").SUBMISSIONS if os.path.exists(spec_file) else {}
-        groups = {"chaos": []}      # wrong answers to different questions share one notebook;
-        for name, spec in subs.items():     # correct styles ride in the chaos notebook
+        groups = {"chaos": []}  # wrong answers to different questions share one notebook;
+        for name, spec in subs.items():  # correct styles ride in the chaos notebook
             groups.setdefault(spec.get("group", name), []).append(name)
         for gname, names in groups.items():
             merged = {"replace": {}, "add": [], "scores": {}, "members": names}
@@ -145,20 +161,33 @@ def graded(assigned, tmp_path_factory):
                     out_alias[(hw, name)] = (hw, gname)
         if hw == HWS[0]:
             put("delete_tests", _with_cells(sol, [HOSTILE.DELETE_TESTS]), {"below_full": True})
-    slow = ("chaos", "loop", "never")             # start the ones that wait on time limits first
+    slow = ("chaos", "loop", "never")  # start the ones that wait on time limits first
     jobs.sort(key=lambda j: not any(w in j[1] for w in slow))
     t0 = time.monotonic()
     csv_path = str(base / "grades.csv")
-    rows = grading.grade_folder([j[2] for j in jobs], [j[3] for j in jobs], csv_path, jobs=JOBS,
-                                timeout=240, cell_timeout=CELL_TIMEOUT, env=ENV)
+    rows = grading.grade_folder(
+        [j[2] for j in jobs],
+        [j[3] for j in jobs],
+        csv_path,
+        jobs=JOBS,
+        timeout=240,
+        cell_timeout=CELL_TIMEOUT,
+        env=ENV,
+    )
     # A whole submission that ran out of time is graded once more, alone: on a loaded 2-core
     # machine nbclient has lost a cell's reply (exercises/README.md); a real hang times out again.
     again = [i for i, r in enumerate(rows) if r["status"] == "timeout"]
     if again:
         print(f"re-grading after a whole-submission timeout: {[jobs[i][1] for i in again]}")
-        redo = grading.grade_folder([jobs[i][2] for i in again], [jobs[i][3] for i in again],
-                                    csv_path + ".retry.csv", jobs=1, timeout=240,
-                                    cell_timeout=CELL_TIMEOUT, env=ENV)
+        redo = grading.grade_folder(
+            [jobs[i][2] for i in again],
+            [jobs[i][3] for i in again],
+            csv_path + ".retry.csv",
+            jobs=1,
+            timeout=240,
+            cell_timeout=CELL_TIMEOUT,
+            env=ENV,
+        )
         for i, r in zip(again, redo):
             rows[i] = r
     out = {(j[0], j[1]): dict(r, spec=j[4]) for j, r in zip(jobs, rows)}
@@ -171,6 +200,7 @@ def graded(assigned, tmp_path_factory):
 
 # ---- otter assign -------------------------------------------------------------------------
 
+
 def test_there_are_six_homeworks():
     assert len(MASTERS) >= 6, f"expected at least 6 masters in exercises/, found {HWS}"
     assert "hw11_sgemm" in HWS and "hw11_sgemm" in homework.assignments()
@@ -181,8 +211,10 @@ def test_there_are_six_homeworks():
 CHAPTER_KERNELS = {
     "hw05_06_memory": {"q5": "tiling.check_tiled_matmul", "q6": "tiling.check_padded_transpose"},
     "hw07_08_reduction": {"q5": "tree_reduction.check_tree_reduce"},
-    "hw09_10_formats_amdahl": {"q4": "precision.check_native_format_choice",
-                               "q6": "mma_fragments.check_fragment_load"},
+    "hw09_10_formats_amdahl": {
+        "q4": "precision.check_native_format_choice",
+        "q6": "mma_fragments.check_fragment_load",
+    },
     "hw11_sgemm": {"q1": "sgemm.check_register_blocking"},
 }
 
@@ -222,8 +254,9 @@ def test_public_tests_shipped_in_gpulab_match_assign(assigned, hw):
     names = sorted(os.listdir(gen))
     assert sorted(f for f in os.listdir(shipped) if f.endswith(".py")) == names
     for n in names:
-        assert filecmp.cmp(os.path.join(gen, n), os.path.join(shipped, n), shallow=False), \
+        assert filecmp.cmp(os.path.join(gen, n), os.path.join(shipped, n), shallow=False), (
             f"gpulab/homework/{hw}/tests/{n} is stale"
+        )
         assert "hidden=True" not in open(os.path.join(shipped, n)).read()
 
 
@@ -235,15 +268,17 @@ def test_student_checks_use_the_tests_shipped_in_gpulab(assigned, tmp_path):
 
     hw = HWS[0]
     nb = nbformat.read(os.path.join(assigned[hw]["dir"], "autograder", f"{hw}.ipynb"), as_version=4)
-    NotebookClient(nb, timeout=120, allow_errors=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute(
-        env=dict(os.environ, **ENV, GPULAB_QUIET="1"))      # the kernel imports this checkout
+    NotebookClient(
+        nb, timeout=120, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}
+    ).execute(env=dict(os.environ, **ENV, GPULAB_QUIET="1"))  # the kernel imports this checkout
     assert not os.path.exists(tmp_path / "tests")
     checks = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("grader.check(")]
     assert len(checks) >= 3
     for c in checks:
-        text = " ".join(str(o.get("data", {}).get("text/plain", "")) + o.get("text", "") +
-                        o.get("ename", "") for o in c.outputs)
+        text = " ".join(
+            str(o.get("data", {}).get("text/plain", "")) + o.get("text", "") + o.get("ename", "")
+            for o in c.outputs
+        )
         assert "All test cases passed" in text, (c.source, text)
 
 
@@ -257,6 +292,7 @@ def test_masters_have_no_outputs(hw):
 
 # ---- grading -------------------------------------------------------------------------------
 
+
 def _row(graded, hw, name):
     row = graded.get((hw, name))
     assert row is not None, f"{hw}/{name} was not graded (did otter assign fail?)"
@@ -264,8 +300,10 @@ def _row(graded, hw, name):
 
 
 def _cases(row):
-    return "\n".join(f"{q}: " + "; ".join(f"{'ok' if p else 'FAIL'} {m[:300]}" for _, p, m in cs)
-                     for q, cs in row["cases"].items())
+    return "\n".join(
+        f"{q}: " + "; ".join(f"{'ok' if p else 'FAIL'} {m[:300]}" for _, p, m in cs)
+        for q, cs in row["cases"].items()
+    )
 
 
 @pytest.mark.parametrize("hw", HWS)
@@ -302,16 +340,17 @@ def test_prepared_submission_loses_what_it_should(graded, hw, name):
     assert row["status"] == "ok", row["error"]
     for q, (score, possible) in row["scores"].items():
         if q in others and q not in spec.get("scores", {}):
-            continue                                   # another spec's question in this notebook
+            continue  # another spec's question in this notebook
         want = spec.get("scores", {}).get(q, None if spec.get("below_full") else full[q][0])
         if want is not None:
             assert score == want, f"{q}: scored {score} of {possible}, expected {want}\n" + _cases(row)
     if spec.get("below_full"):
         assert row["total"] < row["possible"], _cases(row)
     if spec.get("message"):
-        assert any(spec["message"] in m for cs in row["cases"].values() for _, p, m in cs if not p), \
-            _cases(row)
-    for flag in spec.get("flags", []):              # shown to the instructor in the CSV
+        assert any(spec["message"] in m for cs in row["cases"].values() for _, p, m in cs if not p), _cases(
+            row
+        )
+    for flag in spec.get("flags", []):  # shown to the instructor in the CSV
         assert flag in row["flags"], row["flags"]
 
 
@@ -322,7 +361,7 @@ def test_hostile_cells_are_survived(graded, hw):
     row = _row(graded, hw, "chaos")
     assert row["status"] == "ok", row["error"]
     assert row["total"] == row["possible"], _cases(row)
-    assert CELL_TIMEOUT <= row["seconds"] < 120        # an endless loop ran until the cell limit
+    assert CELL_TIMEOUT <= row["seconds"] < 120  # an endless loop ran until the cell limit
     assert "test file paths" in row["flags"]
 
 
@@ -339,9 +378,10 @@ def test_tampering_is_flagged_in_the_csv(graded):
     flagged = [r for r in rows if "assigns to numpy" in r["flags"]]
     assert flagged, "the numpy.testing patch was not flagged"
     assert all(float(r["total"]) < float(r["possible"]) for r in flagged)
-    print(f"graded {len(rows)} submissions in {graded['_seconds']:.0f} s:",
-          ", ".join(f"{k[0][:4]}/{k[1]} {r['seconds']} s" for k, r in graded.items()
-                    if isinstance(k, tuple)))
+    print(
+        f"graded {len(rows)} submissions in {graded['_seconds']:.0f} s:",
+        ", ".join(f"{k[0][:4]}/{k[1]} {r['seconds']} s" for k, r in graded.items() if isinstance(k, tuple)),
+    )
 
 
 def test_a_submission_past_its_time_limit_is_stopped(assigned, tmp_path):
@@ -356,6 +396,7 @@ def test_a_submission_past_its_time_limit_is_stopped(assigned, tmp_path):
 
 
 # ---- gpulab.grading on its own --------------------------------------------------------------
+
 
 def test_timed_stops_an_endless_function():
     def spin():
@@ -385,16 +426,20 @@ def test_tamper_findings_sees_a_replaced_check(monkeypatch):
 
 
 def test_suspicious_patterns(tmp_path):
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("import numpy as np\nnp.testing.assert_allclose = print"),
-        nbformat.v4.new_code_cell("import sys\nsys.modules['gpulab.checks'] = None"),
-        nbformat.v4.new_code_cell("x = np.isclose(1, 1)"),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("import numpy as np\nnp.testing.assert_allclose = print"),
+            nbformat.v4.new_code_cell("import sys\nsys.modules['gpulab.checks'] = None"),
+            nbformat.v4.new_code_cell("x = np.isclose(1, 1)"),
+        ]
+    )
     p = tmp_path / "s.ipynb"
     nbformat.write(nb, str(p))
     flags = grading.suspicious(str(p))
     assert "assigns to numpy" in flags and "sys.modules" in flags
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("y = np.isclose(1, 1)")]), str(p))
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("y = np.isclose(1, 1)")]), str(p)
+    )
     assert grading.suspicious(str(p)) == []
 
 
@@ -482,7 +527,7 @@ def test_check_blocks_for():
     assert vector.check_blocks_for(lambda n, b: -(-n // b))
     floor = vector.check_blocks_for(lambda n, b: n // b, seed=1)
     assert not floor and "round up" in floor.message
-    assert not vector.check_blocks_for(lambda n, b: (n + b - 1) / b)          # a float
+    assert not vector.check_blocks_for(lambda n, b: (n + b - 1) / b)  # a float
     assert not vector.check_blocks_for(lambda n, b: None)
 
 
@@ -511,7 +556,7 @@ def test_check_block_sum_counts_barriers():
     tree = reduction.check_block_sum(_block_sum_tree, seed=5)
     assert not tree and "syncthreads per block" in tree.message
     relaxed = reduction.check_block_sum(_block_sum_tree, seed=5, max_barriers=11)
-    assert not relaxed and "block=96" in relaxed.message      # halving needs a power-of-two block
+    assert not relaxed and "block=96" in relaxed.message  # halving needs a power-of-two block
 
 
 def test_grading_command_line_writes_a_csv(assigned, tmp_path):
@@ -519,8 +564,20 @@ def test_grading_command_line_writes_a_csv(assigned, tmp_path):
     subs = tmp_path / "subs"
     subs.mkdir()
     shutil.copy(os.path.join(assigned[hw]["dir"], "student", f"{hw}.ipynb"), subs / "bob.ipynb")
-    assert grading.main(["grade", assigned[hw]["zip"], str(subs), "--csv", str(tmp_path / "g.csv"),
-                         "--cell-timeout", "30"]) == 0
+    assert (
+        grading.main(
+            [
+                "grade",
+                assigned[hw]["zip"],
+                str(subs),
+                "--csv",
+                str(tmp_path / "g.csv"),
+                "--cell-timeout",
+                "30",
+            ]
+        )
+        == 0
+    )
     with open(tmp_path / "g.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["file"] for r in rows] == ["bob.ipynb"] and rows[0]["status"] == "ok"

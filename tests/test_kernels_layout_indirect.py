@@ -1,5 +1,6 @@
 """Chapter 07's float3 layouts (AoS, SoA, AoS staged through shared memory) and its indirect
 dispatch pattern (a device-side count read by a fixed grid), run on the simulator."""
+
 import math
 
 import numpy as np
@@ -40,7 +41,7 @@ def test_indirect_pass_does_work_in_proportion_to_the_device_count():
         surv = np.full(vals.size, -1, np.int32)
         gpulab.launch(ki.cull, 32, 128, count, surv, vals, np.float32(thr), backend="sim")
         assert count[0] == int((vals > thr).sum())
-        assert sorted(surv[:count[0]]) == list(np.flatnonzero(vals > thr))
+        assert sorted(surv[: count[0]]) == list(np.flatnonzero(vals > thr))
         out = np.zeros_like(vals)
         rep = gpulab.launch(ki.shade_survivors, 8, 128, out, surv, count, vals, backend="sim")
         want = np.where(vals > thr, 2 * vals, 0).astype(np.float32)

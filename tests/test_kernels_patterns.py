@@ -1,4 +1,5 @@
 """Access-pattern pictures, explorers and widget checks of chapters 05-07 (no kernel runs)."""
+
 import math
 
 import matplotlib
@@ -30,7 +31,7 @@ def test_offset_adds_one_sector_and_wide_elements_scale():
 def test_sectors_bounds(stride, offset, eb):
     """Sectors lie between the bytes' lower bound and one sector per lane (plus straddles)."""
     s = pm.coalescing_summary(pm.warp_addresses(stride, offset, eb), eb)
-    distinct_bytes = (len(set((offset + np.arange(32) * stride).tolist())) * eb)
+    distinct_bytes = len(set((offset + np.arange(32) * stride).tolist())) * eb
     assert s["sectors"] >= math.ceil(distinct_bytes / 32)
     assert s["sectors"] <= 32 * math.ceil(eb / 32 + 1)
     assert 0 < s["efficiency"] <= 32 * eb / 32 + 1e-9
@@ -57,11 +58,12 @@ def test_plots_draw_and_title_counts():
     assert ax.get_title().startswith("8 sectors")
     ax = pm.plot_banks(pm.column_addresses(0, 34))
     assert ax.get_title().startswith("2 wavefront")
-    ax = pm.plot_access({"addresses": pm.column_addresses(0, 32), "mask": np.ones(32, bool),
-                         "space": "shared", "size": 4})
+    ax = pm.plot_access(
+        {"addresses": pm.column_addresses(0, 32), "mask": np.ones(32, bool), "space": "shared", "size": 4}
+    )
     assert ax.get_title().startswith("32 wavefront")
     ax = pm.plot_access({"addresses": pm.warp_addresses(1), "mask": 0xFFFF, "space": "global", "size": 4})
-    assert ax.get_title().startswith("2 sectors")      # 16 active lanes x 4 bytes
+    assert ax.get_title().startswith("2 sectors")  # 16 active lanes x 4 bytes
 
 
 def test_coalescing_explorer_writes_answer_and_check():
@@ -103,7 +105,7 @@ def test_halo_cost_and_check():
     h.tile.value = 32
     assert ch07.check_halo_tile(ns["answer"])
     h.tile.value = 40
-    assert not ch07.check_halo_tile(ns["answer"])          # over 1024 threads
+    assert not ch07.check_halo_tile(ns["answer"])  # over 1024 threads
     assert ch07.check_halo_tile({"tile": 24, "radius": 4}, target=1.8)
 
 
@@ -112,9 +114,9 @@ def test_images_and_blur_reference():
     assert img.shape == (30, 50, 4) and img.dtype == np.float32
     assert img.min() >= 0 and img.max() <= 1 and np.all(img[..., 3] == 1)
     g = images.grey(img)
-    assert g.shape == (30, 50) and g.std() > 0.1                 # there is something to see
+    assert g.shape == (30, 50) and g.std() > 0.1  # there is something to see
     b = images.box_blur_reference(g, 2)
-    assert np.isclose(b[10, 20], g[8:13, 18:23].mean(), atol=1e-6)   # interior: plain mean
+    assert np.isclose(b[10, 20], g[8:13, 18:23].mean(), atol=1e-6)  # interior: plain mean
     assert np.isclose(b[0, 0], np.pad(g, 2, mode="edge")[0:5, 0:5].mean(), atol=1e-6)
-    assert b.std() < g.std()                                      # blurring smooths
+    assert b.std() < g.std()  # blurring smooths
     assert np.allclose(images.box_blur_reference(np.full((7, 9), 0.3, np.float32), 3), 0.3)

@@ -1,5 +1,6 @@
 """The book's kernels (gpulab.kernels) on gpulab's simulator: right answers and the counts the
 chapters quote (sectors per request, wavefronts, global loads), against numpy references."""
+
 import numpy as np
 import pytest
 
@@ -46,6 +47,8 @@ def row_sums_no_shared(out, a):
         for k in range(32):
             s += a[r, k]
         out[r] = s
+
+
 LD_REQ, LD_SEC = metrics.GLOBAL_REQUESTS["ld"], metrics.GLOBAL_SECTORS["ld"]
 
 
@@ -70,7 +73,7 @@ def test_offset_copy(offset, spr):
     a = RNG.random(n + 32, dtype=np.float32)
     out = np.zeros(n, np.float32)
     rep = run(memory.copy_offset, n // 128, 128, out, a, offset)
-    assert np.array_equal(out, a[offset:offset + n])
+    assert np.array_equal(out, a[offset : offset + n])
     assert rep.sectors_per_request("ld") == spr
 
 
@@ -196,7 +199,7 @@ def test_blur_bank_conflicts_and_rows_variant():
     want = images.box_blur_reference(g, image.R)
     o = np.zeros_like(g)
     sq = run(image.blur_tiled, image.dispatch(64, 64, image.TILE), (16, 16), o, g)
-    assert sq.wavefronts_per_instruction("ld") == 2      # two tile rows 24 words apart per warp
+    assert sq.wavefronts_per_instruction("ld") == 2  # two tile rows 24 words apart per warp
     o[:] = 0
     rows = run(image.blur_tiled_rows, (2, 8), (image.ROWS_X, image.ROWS_Y), o, g)
     assert np.allclose(o, want, atol=1e-5)
@@ -224,11 +227,13 @@ def test_histograms():
 def test_wide_padded_transpose_is_correct_and_conflict_free():
     import gpulab
     from gpulab.kernels import transpose as T
-    for shape in ((128, 64), (100, 70)):            # whole tiles, and ragged edges
+
+    for shape in ((128, 64), (100, 70)):  # whole tiles, and ragged edges
         a = np.random.default_rng(1).random(shape, dtype=np.float32)
         out = np.zeros(shape[::-1], np.float32)
-        rep = gpulab.launch(T.transpose_padded_wide, T.grid_for_wide(shape),
-                            (T.TILE_WIDE, T.ROWS_WIDE), out, a, backend="sim")
+        rep = gpulab.launch(
+            T.transpose_padded_wide, T.grid_for_wide(shape), (T.TILE_WIDE, T.ROWS_WIDE), out, a, backend="sim"
+        )
         assert np.array_equal(out, a.T)
         assert rep.bank_conflicts() == 0
         assert rep.sectors_per_request("ld") == 4 or shape == (100, 70)
@@ -238,6 +243,7 @@ def test_report_counts_atomics_per_memory_space():
     """4096 samples: one global atomic each, or one shared atomic each plus one global per
     non-empty bin per block (what chapter 07 prints)."""
     import gpulab
+
     data = (np.arange(4096) % 256).astype(np.uint8)
     reps = {}
     for k in (histogram.histogram_global, histogram.histogram_shared):

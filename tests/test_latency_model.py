@@ -1,4 +1,5 @@
 """Little's law / latency-hiding models, the chapter 01 check, widget and plots."""
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,12 @@ def test_exact_multiple_does_not_round_up():
 
 
 @settings(max_examples=200, deadline=None)
-@given(bw=st.floats(1e9, 1e13), L=st.floats(1e-8, 5e-6), n_sm=st.integers(1, 256),
-       b=st.sampled_from([4, 32, 64, 128, 256, 512]))
+@given(
+    bw=st.floats(1e9, 1e13),
+    L=st.floats(1e-8, 5e-6),
+    n_sm=st.integers(1, 256),
+    b=st.sampled_from([4, 32, 64, 128, 256, 512]),
+)
 def test_warps_needed_is_the_smallest_sufficient_count(bw, L, n_sm, b):
     w = lat.warps_needed(bw, L, n_sm, b)
     per_sm = bw * L / n_sm
@@ -74,6 +79,7 @@ def test_crossover_nlogn_is_a_sign_change():
 
 # ---- the chapter's self-check -------------------------------------------------------------
 
+
 def good(bw, L, n_sm, b):
     return math.ceil(bw * L / n_sm / b)
 
@@ -83,14 +89,17 @@ def test_check_accepts_a_correct_solution():
     assert r.passed and bool(r) and "correct" in repr(r)
 
 
-@pytest.mark.parametrize("fn,hint", [
-    (lambda bw, L, n, b: math.floor(bw * L / n / b), "round up"),
-    (lambda bw, L, n, b: math.ceil(bw * L / b), "number of SMs"),
-    (lambda bw, L, n, b: None, "not solved"),
-    (lambda bw, L, n, b: 1 / 0, "ZeroDivisionError"),
-    (lambda bw, L, n, b: bw * L / n / b, "whole numbers"),
-    (lambda bw, L, n, b: math.ceil(bw * L * 1e9 / n / b), "expected"),
-])
+@pytest.mark.parametrize(
+    "fn,hint",
+    [
+        (lambda bw, L, n, b: math.floor(bw * L / n / b), "round up"),
+        (lambda bw, L, n, b: math.ceil(bw * L / b), "number of SMs"),
+        (lambda bw, L, n, b: None, "not solved"),
+        (lambda bw, L, n, b: 1 / 0, "ZeroDivisionError"),
+        (lambda bw, L, n, b: bw * L / n / b, "whole numbers"),
+        (lambda bw, L, n, b: math.ceil(bw * L * 1e9 / n / b), "expected"),
+    ],
+)
 def test_check_rejects_wrong_solutions_with_a_reason(fn, hint):
     r = ch01.check_warps_needed(fn)
     assert not r.passed
@@ -98,6 +107,7 @@ def test_check_rejects_wrong_solutions_with_a_reason(fn, hint):
 
 
 # ---- widget and plots ---------------------------------------------------------------------
+
 
 def test_widget_writes_answer_and_follows_sliders():
     from gpulab.widgets import latency as latw
@@ -145,18 +155,31 @@ def test_max_latency_covered_inverts_warps_needed():
 
 
 def _chase(sizes_ns, l2=60 << 20, ghz=2.0):
-    return {"environment": {"l2_bytes": l2}, "max_sm_clock_GHz": ghz,
-            "global": [{"working_set_bytes": s, "ns": ns} for s, ns in sizes_ns]}
+    return {
+        "environment": {"l2_bytes": l2},
+        "max_sm_clock_GHz": ghz,
+        "global": [{"working_set_bytes": s, "ns": ns} for s, ns in sizes_ns],
+    }
 
 
 def test_ladder_levels_picks_rows_inside_each_level():
     MiB, GiB = 1 << 20, 1 << 30
-    chase = _chase([(16 << 10, 30), (64 << 10, 34), (512 << 10, 90), (8 * MiB, 150),
-                    (16 * MiB, 160), (64 * MiB, 250), (1 * GiB, 340), (2 * GiB, 350),
-                    (4 * GiB, 370)])
+    chase = _chase(
+        [
+            (16 << 10, 30),
+            (64 << 10, 34),
+            (512 << 10, 90),
+            (8 * MiB, 150),
+            (16 * MiB, 160),
+            (64 * MiB, 250),
+            (1 * GiB, 340),
+            (2 * GiB, 350),
+            (4 * GiB, 370),
+        ]
+    )
     lv = lat.ladder_levels(chase)
     assert lv["L1"]["ns"] == 32 and lv["L1"]["working_sets"] == [16 << 10, 64 << 10]
-    assert lv["L2"]["ns"] == 155 and lv["L2"]["cycles"] == 310   # 512 KiB and 64 MiB straddle levels
+    assert lv["L2"]["ns"] == 155 and lv["L2"]["cycles"] == 310  # 512 KiB and 64 MiB straddle levels
     assert lv["DRAM"]["ns"] == 350 and lv["DRAM"]["working_sets"] == [GiB, 2 * GiB, 4 * GiB]
 
 

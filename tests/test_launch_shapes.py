@@ -1,5 +1,6 @@
 """Chapter 02 tools: launch arithmetic, what the simulator records per thread, the pictures,
 the explorer, and the checks (right kernels pass, wrong ones fail with the reason)."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -53,7 +54,7 @@ def test_owners_2d_records_blocks_warps_and_guard():
     assert r["grid"] == (3, 2) and r["block_id"].shape == (8, 12)
     assert r["block_id"][5, 9] == 5 and r["block_id"][0, 4] == 1
     assert r["inside"].sum() == 60 and r["inside"][6, 0] == 0 and r["inside"][0, 10] == 0
-    r = ix.owners_2d(8, 8, (8, 8))            # 64 threads: rows 0-3 warp 0, rows 4-7 warp 1
+    r = ix.owners_2d(8, 8, (8, 8))  # 64 threads: rows 0-3 warp 0, rows 4-7 warp 1
     assert (r["warp"][:4] == 0).all() and (r["warp"][4:] == 1).all()
     assert r["lane"][4, 0] == 0 and r["lane"][3, 7] == 31
 
@@ -62,7 +63,7 @@ def test_pictures_draw():
     fig = lp.fold(100, 48)
     assert "3 blocks" in fig.axes[0].get_title()
     fig = lp.owners(10, 6, (4, 4))
-    assert "36 idle threads" in fig.axes[0].get_title()     # 12 x 8 launched, 60 inside
+    assert "36 idle threads" in fig.axes[0].get_title()  # 12 x 8 launched, 60 inside
 
 
 def test_explorer_and_block_shape_check():

@@ -10,6 +10,7 @@ KNOWN_VIOLATIONS: the test reports them and fails on any other. Delete a line on
 fixed. ``python tests/test_layering.py [ROOT]`` prints the import graph (module -> gpulab
 modules it imports) and the violations, of this checkout or of another one at ROOT.
 """
+
 import ast
 import sys
 from pathlib import Path
@@ -27,8 +28,20 @@ LOW_FORBIDDEN = ("gpulab.plots", "gpulab.widgets", "gpulab.checks", "gpulab.grad
 CHECKS = ("gpulab.checks",)
 CHECKS_FORBIDDEN = ("gpulab.plots", "gpulab.widgets")
 # calls that read or write files, refused at module level of the pure layer
-IO_CALLS = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "load", "loads_file",
-            "loadtxt", "genfromtxt", "read_csv", "savefig", "mkdir"}
+IO_CALLS = {
+    "open",
+    "read_text",
+    "read_bytes",
+    "write_text",
+    "write_bytes",
+    "load",
+    "loads_file",
+    "loadtxt",
+    "genfromtxt",
+    "read_csv",
+    "savefig",
+    "mkdir",
+}
 
 
 def module_name(path):
@@ -74,11 +87,11 @@ def imports(mod, path, known, module_level_only):
 
     def walk(node, in_function):
         for child in ast.iter_child_nodes(node):
-            fn = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                   ast.Lambda))
+            fn = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             if isinstance(child, (ast.Import, ast.ImportFrom)) and not (module_level_only and fn):
                 found.extend(_resolve(mod, child, known))
             walk(child, fn)
+
     walk(tree, False)
     return found
 
@@ -98,6 +111,7 @@ def module_level_io(path):
                 if name in IO_CALLS:
                     bad.append(f"line {child.lineno}: {name}(...)")
             walk(child)
+
     walk(tree)
     return bad
 
@@ -105,9 +119,10 @@ def module_level_io(path):
 def graph(module_level_only=True):
     """{module: sorted gpulab modules it imports}."""
     known = modules()
-    return {m: sorted({i for i in imports(m, p, known, module_level_only)
-                       if i.startswith("gpulab") and i != m})
-            for m, p in known.items()}
+    return {
+        m: sorted({i for i in imports(m, p, known, module_level_only) if i.startswith("gpulab") and i != m})
+        for m, p in known.items()
+    }
 
 
 def violations():
@@ -128,8 +143,10 @@ def violations():
                     found[("sim-backends-below-ui-and-checks", m, i)] = f"{m} imports {i}"
         if _within(m, CHECKS):
             for i in every:
-                for rule, prefix in (("checks-not-plots", "gpulab.plots"),
-                                     ("checks-not-widgets", "gpulab.widgets")):
+                for rule, prefix in (
+                    ("checks-not-plots", "gpulab.plots"),
+                    ("checks-not-widgets", "gpulab.widgets"),
+                ):
                     if _within(i, (prefix,)):
                         found[(rule, m, i)] = f"{m} imports {i}"
     for cycle in cycles():
@@ -165,6 +182,7 @@ def cycles():
                     break
             if len(comp) > 1:
                 out.append(sorted(comp))
+
     for v in sorted(g):
         if v not in index:
             strong(v)
@@ -184,8 +202,7 @@ def test_no_new_layering_violation():
     still = sorted(KNOWN_VIOLATIONS[k] for k in found if k in KNOWN_VIOLATIONS)
     fixed = sorted(v for k, v in KNOWN_VIOLATIONS.items() if k not in found)
     if still:
-        print("known layering violations still present (see KNOWN_VIOLATIONS):\n  "
-              + "\n  ".join(still))
+        print("known layering violations still present (see KNOWN_VIOLATIONS):\n  " + "\n  ".join(still))
     if fixed:
         print("fixed, delete from KNOWN_VIOLATIONS:\n  " + "\n  ".join(fixed))
     assert not new, "new layering violations:\n  " + "\n  ".join(sorted(new.values()))
@@ -208,8 +225,7 @@ def test_the_rules_catch_a_violation(tmp_path, monkeypatch):
     (fake / "models").mkdir(parents=True)
     (fake / "__init__.py").write_text("")
     (fake / "models" / "__init__.py").write_text("")
-    (fake / "models" / "bad.py").write_text(
-        "import matplotlib.pyplot as plt\nDATA = open('x').read()\n")
+    (fake / "models" / "bad.py").write_text("import matplotlib.pyplot as plt\nDATA = open('x').read()\n")
     (fake / "a.py").write_text("from . import b\n")
     (fake / "b.py").write_text("from .a import *\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)

@@ -1,4 +1,5 @@
 """gpulab.plots.measured and the appendix book/measured_h200.ipynb, against the committed results."""
+
 from __future__ import annotations
 
 import json
@@ -44,6 +45,7 @@ def _close_figures():
 
 # ---------------------------------------------------------------- coverage
 
+
 def test_there_are_committed_results():
     assert {"reduction", "occupancy_vs_driver", "divergence_paths"} <= set(COMMITTED)
 
@@ -86,6 +88,7 @@ def test_default_lookup_finds_the_committed_files():
 
 # ---------------------------------------------------------------- missing files
 
+
 def test_missing_file_is_handled(tmp_path, capsys):
     copy_results(tmp_path, ["reduction"])
     assert measured.load("bandwidth", tmp_path) is None
@@ -110,6 +113,7 @@ def test_empty_copy_gives_messages_not_errors(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- headline figures recomputed
+
 
 def test_reduction_ratios_recomputed_from_times():
     r = raw("reduction")
@@ -141,8 +145,10 @@ def test_divergence_ratio_recomputed():
     assert len(hs) == len(iters)
     (n,) = [h for h in measured.headlines("divergence_paths", r) if "(ncu)" in h.what]
     top = max(r["ncu"]["rows"], key=lambda x: x["paths"])
-    assert n.value == pytest.approx(top["smsp__inst_executed.sum"] /
-                                    min(r["ncu"]["rows"], key=lambda x: x["paths"])["smsp__inst_executed.sum"])
+    assert n.value == pytest.approx(
+        top["smsp__inst_executed.sum"]
+        / min(r["ncu"]["rows"], key=lambda x: x["paths"])["smsp__inst_executed.sum"]
+    )
     for it, h in zip(iters, hs):
         rows = {x["paths"]: x for x in r["rows"] if x["iters"] == it and x["mode"] == "divergent"}
         pmax = max(rows)
@@ -167,8 +173,7 @@ def test_fidelity_counts_recomputed_from_counters():
     r = raw("fidelity")
     c = measured.fidelity_counts(r)
     launches = {k: v for k, v in r.items() if k != "environment"}
-    ratios_equal = [k for k, v in launches.items()
-                    if all(x["ncu"] == x["sim"] for x in v["ratios"].values())]
+    ratios_equal = [k for k, v in launches.items() if all(x["ncu"] == x["sim"] for x in v["ratios"].values())]
     assert c["ratios_equal"] == ratios_equal
     assert len(c["launches"]) == len(launches)
     (h,) = measured.headlines("fidelity", r)
@@ -204,7 +209,9 @@ def test_launch_and_amdahl_and_sim_speed_recomputed():
     lo = raw("launch_overhead")
     hs = by_what(measured.headlines("launch_overhead", lo))
     small = min(lo["chain"], key=lambda x: x["n"])
-    assert hs["fused / unfused chain"].value == pytest.approx(small["numba_unfused_s"] / small["numba_fused_s"])
+    assert hs["fused / unfused chain"].value == pytest.approx(
+        small["numba_unfused_s"] / small["numba_fused_s"]
+    )
     assert f"{lo['numba_tiny']['host_s_per_launch'] * 1e6:.1f} us" in hs["numba launch, host side (s)"].text
 
     am = raw("amdahl_gpu")
@@ -216,7 +223,9 @@ def test_launch_and_amdahl_and_sim_speed_recomputed():
 
     ss = raw("sim_speed")
     (h,) = measured.headlines("sim_speed", ss)
-    assert h.value == pytest.approx(min(k["numba_sim_s"] / k["gpulab_s"] for k in ss["kernels"].values()), rel=1e-6)
+    assert h.value == pytest.approx(
+        min(k["numba_sim_s"] / k["gpulab_s"] for k in ss["kernels"].values()), rel=1e-6
+    )
 
 
 def test_transpose_variants_recomputed():
@@ -234,10 +243,20 @@ def test_transpose_variants_recomputed():
 
 
 def test_notebook_runs_counted():
-    r = {"backend": "gpu", "describe": "gpulab 0.1.0: GPU: Tesla T4 (numba.cuda)", "date": "2030-01-01 00:00 UTC",
-         "runs": [{"notebook": "chapters/01_a.ipynb", "seconds": 1.0, "ok": True, "error": None},
-                  {"notebook": "chapters/02_b.ipynb", "seconds": 2.0, "ok": False,
-                   "error": "Traceback\n\x1b[31mValueError\x1b[39m: boom\n"}]}
+    r = {
+        "backend": "gpu",
+        "describe": "gpulab 0.1.0: GPU: Tesla T4 (numba.cuda)",
+        "date": "2030-01-01 00:00 UTC",
+        "runs": [
+            {"notebook": "chapters/01_a.ipynb", "seconds": 1.0, "ok": True, "error": None},
+            {
+                "notebook": "chapters/02_b.ipynb",
+                "seconds": 2.0,
+                "ok": False,
+                "error": "Traceback\n\x1b[31mValueError\x1b[39m: boom\n",
+            },
+        ],
+    }
     (h,) = measured.headlines("notebooks_gpu", r)
     assert h.value == 0.5 and h.met is False and "02_b" in h.text and "01_a" not in h.text
     assert measured.environment(r)["gpu"] == "Tesla T4"
@@ -249,29 +268,48 @@ def test_notebook_runs_counted():
 
 # ---------------------------------------------------------------- bandwidth.json, when it arrives
 
+
 def fake_bandwidth(copy_frac=0.95, transpose_frac=0.85):
     """A bandwidth.json with the keys benchmarks/bandwidth.py writes."""
     torch_gbps = 4000.0
     best = torch_gbps * copy_frac
     return {
-        "environment": {"gpu": "Some GPU", "when_utc": "2030-01-02T03:04:05Z", "numba": "9.9",
-                        "numba_cuda": "8.8", "nvidia_smi": "999.1, 2000 MHz, 1 MiB"},
-        "copy": {"bytes": 1 << 30, "kernels": {"float32, one per thread": {"ms": 1.0, "GBps": best},
-                                               "float32, grid-stride": {"ms": 1.1, "GBps": best * 0.9}},
-                 "best": "float32, one per thread", "best_GBps": best, "correct": True,
-                 "torch": {"version": "x", "ms": 1.0, "GBps": torch_gbps},
-                 "best_over_torch": copy_frac},
+        "environment": {
+            "gpu": "Some GPU",
+            "when_utc": "2030-01-02T03:04:05Z",
+            "numba": "9.9",
+            "numba_cuda": "8.8",
+            "nvidia_smi": "999.1, 2000 MHz, 1 MiB",
+        },
+        "copy": {
+            "bytes": 1 << 30,
+            "kernels": {
+                "float32, one per thread": {"ms": 1.0, "GBps": best},
+                "float32, grid-stride": {"ms": 1.1, "GBps": best * 0.9},
+            },
+            "best": "float32, one per thread",
+            "best_GBps": best,
+            "correct": True,
+            "torch": {"version": "x", "ms": 1.0, "GBps": torch_gbps},
+            "best_over_torch": copy_frac,
+        },
         "strided": [{"stride": s, "ms": 1.0, "useful_GBps": best / s} for s in (1, 2, 4, 8)],
         "offset": [{"offset": 0, "ms": 1.0, "useful_GBps": best}],
-        "transpose": {"side": 1024, "kernels": {
-            "transpose_naive": {"ms": 3.0, "GBps": best / 3, "correct": True},
-            "transpose_shared": {"ms": 2.0, "GBps": best / 2, "correct": True},
-            "transpose_padded": {"ms": 1.0, "GBps": best * transpose_frac, "correct": True}},
-            "padded_over_best_copy": transpose_frac},
-        "matmul": {"n": 1024, "kernels": {"matmul_naive": {"ms": 9, "TFLOPs": 2.0},
-                                          "matmul_tiled": {"ms": 3, "TFLOPs": 6.0}},
-                   "torch_fp32_tf32_off": {"version": "x", "ms": 1, "TFLOPs": 40.0},
-                   "tiled_over_torch": 0.15},
+        "transpose": {
+            "side": 1024,
+            "kernels": {
+                "transpose_naive": {"ms": 3.0, "GBps": best / 3, "correct": True},
+                "transpose_shared": {"ms": 2.0, "GBps": best / 2, "correct": True},
+                "transpose_padded": {"ms": 1.0, "GBps": best * transpose_frac, "correct": True},
+            },
+            "padded_over_best_copy": transpose_frac,
+        },
+        "matmul": {
+            "n": 1024,
+            "kernels": {"matmul_naive": {"ms": 9, "TFLOPs": 2.0}, "matmul_tiled": {"ms": 3, "TFLOPs": 6.0}},
+            "torch_fp32_tf32_off": {"version": "x", "ms": 1, "TFLOPs": 40.0},
+            "tiled_over_torch": 0.15,
+        },
     }
 
 
@@ -290,7 +328,7 @@ def test_bandwidth_targets_when_present(tmp_path, copy_frac, transpose_frac, cap
     row = card[card["check"] == "device copy vs torch copy"].iloc[0]
     assert row["verdict"] == ("met" if copy_frac >= 0.9 else "MISSED")
     assert measured.show("bandwidth", tmp_path)
-    assert len(plt.get_fignums()) == 2          # strided-read figure and the copy/transpose bars
+    assert len(plt.get_fignums()) == 2  # strided-read figure and the copy/transpose bars
     out = capsys.readouterr().out
     assert "Some GPU" in out and "driver 999.1" in out and "2030-01-02" in out
 
@@ -312,10 +350,13 @@ def test_bandwidth_partial_file_does_not_break(tmp_path):
     res = measured.load("bandwidth", tmp_path)
     assert measured.headlines("bandwidth", res) == []
     card = measured.scorecard(tmp_path)
-    assert set(card[card["from"] == "not in bandwidth.json"]["check"]) == set(measured.SECTIONS["bandwidth"].targets)
+    assert set(card[card["from"] == "not in bandwidth.json"]["check"]) == set(
+        measured.SECTIONS["bandwidth"].targets
+    )
 
 
 # ---------------------------------------------------------------- labels
+
 
 def test_labels_are_read_from_the_file(tmp_path):
     r = raw("reduction")
@@ -356,6 +397,7 @@ def test_run_info_collects_every_gpu_and_driver():
 
 # ---------------------------------------------------------------- figures and tables
 
+
 @pytest.mark.parametrize("name", COMMITTED)
 def test_every_committed_file_has_a_figure_or_a_table(name):
     res = raw(name)
@@ -390,10 +432,17 @@ def test_notebook_text_does_not_type_in_the_measured_numbers():
     nb = nbformat.read(NOTEBOOK, as_version=4)
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     d = raw("reduction")["device_sum"]
-    typed = [f"{d['best']['GBps']:.0f}", f"{d['libraries']['cupy']['GBps']:.0f}",
-             f"{raw('launch_overhead')['numba_tiny']['host_s_per_launch'] * 1e6:.1f}"]
-    typed += [f"{h.value:.1%}" for n in COMMITTED for h in measured.headlines(n, raw(n), RESULTS)
-              if h.value is not None and h.value < 10]
+    typed = [
+        f"{d['best']['GBps']:.0f}",
+        f"{d['libraries']['cupy']['GBps']:.0f}",
+        f"{raw('launch_overhead')['numba_tiny']['host_s_per_launch'] * 1e6:.1f}",
+    ]
+    typed += [
+        f"{h.value:.1%}"
+        for n in COMMITTED
+        for h in measured.headlines(n, raw(n), RESULTS)
+        if h.value is not None and h.value < 10
+    ]
     assert not [t for t in typed if t in text]
 
 
@@ -404,6 +453,7 @@ def test_every_results_loader_reads_through_gpulab_results(tmp_path, monkeypatch
     from gpulab import results, timeline
     from gpulab.models import occupancy
     from gpulab.plots import memory, reduction_bench
+
     payload = {"marker": 42}
     for name in ("bandwidth", "reduction", "occupancy_vs_driver", "zz_only_here"):
         (tmp_path / f"{name}.json").write_text(json.dumps(payload))
@@ -460,10 +510,11 @@ def test_divergence_paths_are_equal_length_and_counted_by_ncu():
     ncu = {x["paths"]: x for x in r["ncu"]["rows"]}
     for x in rows:
         assert x["ncu_inst_executed_ratio"] == pytest.approx(
-            ncu[x["paths"]]["smsp__inst_executed.sum"] / ncu[1]["smsp__inst_executed.sum"])
+            ncu[x["paths"]]["smsp__inst_executed.sum"] / ncu[1]["smsp__inst_executed.sum"]
+        )
         assert x["ncu_threads_per_inst"] <= 32 / x["paths"] * 1.2 + 0.5
     split = views.divergence_instruction_split(r)
-    assert split["max_rel_residual"] < 0.02          # common + P x per-path fits every P
+    assert split["max_rel_residual"] < 0.02  # common + P x per-path fits every P
     assert 1 < split["predicted_ratio_at_32"] < 32
 
 
@@ -474,16 +525,18 @@ def test_strided_copy_bytes_per_load_recomputed():
     for x in r["ncu"]["rows"]:
         assert rows[x["stride"]]["dram_bytes_read_per_load"] == pytest.approx(x["dram__bytes_read.sum"] / n)
         assert rows[x["stride"]]["l1_sectors_per_request"] == pytest.approx(
-            x["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / x["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"])
+            x["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+            / x["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+        )
     assert all(x["correct"] for x in r["rows"])
-    for x in r["ncu"]["rows"]:   # useful GB/s over the kernel's own time: same bytes, ncu's time
+    for x in r["ncu"]["rows"]:  # useful GB/s over the kernel's own time: same bytes, ncu's time
         row = rows[x["stride"]]
         t = x["gpu__time_duration.sum"] * 1e-9
         assert row["ncu_time_s"] == pytest.approx(t)
         assert row["useful_GBps_ncu_time"] == pytest.approx(8 * r["n_loads"] / t / 1e9, rel=1e-6)
-        assert row["time_s"] > row["ncu_time_s"]          # the events' interval holds more
+        assert row["time_s"] > row["ncu_time_s"]  # the events' interval holds more
     times = [rows[s]["time_s"] for s in sorted(rows)]
-    assert times == sorted(times)                     # time keeps growing with the stride
+    assert times == sorted(times)  # time keeps growing with the stride
 
 
 def test_allreduce_alpha_three_ways():
@@ -524,9 +577,13 @@ def test_reduction_in_flight_derived_from_recorded_files():
     red = raw("reduction")
     sms = red["environment"]["sm_count"]
     assert v["needed_per_sm_for_grid_stride_GBps"] == pytest.approx(
-        red["device_sum"]["best"]["GBps"] * 1e9 * lat * 1e-9 / sms)
-    assert v["per_block_max_bytes_in_flight_per_sm"] < v["needed_per_sm_for_grid_stride_GBps"] \
+        red["device_sum"]["best"]["GBps"] * 1e9 * lat * 1e-9 / sms
+    )
+    assert (
+        v["per_block_max_bytes_in_flight_per_sm"]
+        < v["needed_per_sm_for_grid_stride_GBps"]
         < v["grid_stride_max_bytes_in_flight_per_sm"]
+    )
 
 
 def test_int4_mma_on_sm90_is_not_int4_sass():
@@ -539,8 +596,8 @@ def test_int4_mma_on_sm90_is_not_int4_sass():
 
 # ---------------------------------------------------------------- the appendix as the book shows it
 
-WIDTH_TABLE = 84      # tests/test_book_html.py: MAX_TABLE_CHARS
-WIDTH_OUTPUT = 76     # tests/test_book_html.py: MAX_OUTPUT_CHARS
+WIDTH_TABLE = 84  # tests/test_book_html.py: MAX_TABLE_CHARS
+WIDTH_OUTPUT = 76  # tests/test_book_html.py: MAX_OUTPUT_CHARS
 MACHINE = re.compile(r"/work/|/root/|/home/|/tmp/|/usr/local/|site-packages")
 DEV = re.compile(r"\bissue \d+|\bseeds? 0\d\d|design notes|\bTODO\b|earlier", re.I)
 
@@ -563,7 +620,7 @@ def test_tables_fit_the_column_and_hide_the_index(name):
         return
     assert measured.text_width(t) <= WIDTH_TABLE, (name, measured.text_width(t))
     html = measured.display_table(t).to_html()
-    assert "<tbody>" in html and 'class="row_heading' not in html   # no index column
+    assert "<tbody>" in html and 'class="row_heading' not in html  # no index column
     assert not MACHINE.search(html) and not DEV.search(html)
 
 
@@ -575,6 +632,7 @@ def test_scorecard_and_provenance_fit_the_column():
 
 def test_text_width_is_the_longest_word_per_column():
     import pandas as pd
+
     t = pd.DataFrame({"a b": ["xx yyyy", "z"], "c": [1234567.0, 0.5]})
     assert measured.text_width(t) == (4 + 3) + (len("1,234,567") + 3)
 
@@ -584,9 +642,10 @@ def test_figures_are_legible_and_fit_the_column(name):
     from matplotlib.text import Text
 
     from gpulab.plots.style import MIN_FONT_PT
+
     for fig in measured.figures(name, raw(name)):
         assert fig.get_size_inches()[0] <= 6.7, name
-        assert fig.get_tightbbox(fig.canvas.get_renderer()).width <= 6.7, name   # labels too
+        assert fig.get_tightbbox(fig.canvas.get_renderer()).width <= 6.7, name  # labels too
         assert "$" not in "".join(t.get_text() for t in fig.findobj(Text)), name  # no mathtext
         small = [t.get_text() for t in fig.findobj(Text) if t.get_text() and t.get_fontsize() < MIN_FONT_PT]
         assert not small, (name, small)
@@ -601,11 +660,14 @@ def test_every_glued_figure_has_a_numbered_captioned_block():
         assert n >= 1, name
         for i in range(n):
             key = fig if i == 0 else f"{fig}-{'bcdefgh'[i - 1]}"
-            m = re.search(r"```\{glue:figure\} " + re.escape(key) + r"\n:name: " + re.escape(key)
-                          + r"\n\n(.+?)```", text, re.S)
+            m = re.search(
+                r"```\{glue:figure\} " + re.escape(key) + r"\n:name: " + re.escape(key) + r"\n\n(.+?)```",
+                text,
+                re.S,
+            )
             assert m and m.group(1).strip(), key
         plt.close("all")
-    shown = set(re.findall(r'measured\.show\("(\w+)"\)', code))   # shown without a figure name
+    shown = set(re.findall(r'measured\.show\("(\w+)"\)', code))  # shown without a figure name
     assert not [n for n in shown if n in COMMITTED and measured.figures(n, raw(n))]
 
 
@@ -620,7 +682,7 @@ def test_appendix_is_labelled_titled_and_reader_facing():
     assert not MACHINE.search(text)
     for n in range(1, 12):
         if n != 2:
-            assert f"<ch{n:02d}>" in text, n        # every chapter that uses a result is linked
+            assert f"<ch{n:02d}>" in text, n  # every chapter that uses a result is linked
     assert "{cite}" in text and "(appendix-rerun)=" in text
 
 
@@ -634,7 +696,9 @@ def test_superseded_figures_are_labelled_as_such(capsys):
     assert "not a GPU time" in row.iloc[0, 0]
     lp = lo["launch_parts"]["numba"]
     assert row.iloc[0, 1] == pytest.approx(lp["events_idle_stream_s"] * 1e6)
-    (h,) = measured.headlines("tensor_cores_throughput_issue7", raw("tensor_cores_throughput_issue7"), RESULTS)
+    (h,) = measured.headlines(
+        "tensor_cores_throughput_issue7", raw("tensor_cores_throughput_issue7"), RESULTS
+    )
     assert h.text.startswith("Superseded") and h.score is False
     measured.show("tensor_cores_throughput_issue7", RESULTS)
     assert "rerun: not possible" in capsys.readouterr().out
@@ -650,6 +714,7 @@ def test_cuda_driver_api_is_never_the_display_driver():
 def test_widget_png_is_high_resolution_and_shown_at_figure_size():
     from gpulab.plots import style
     from gpulab.widgets import figure as wf
+
     fig, ax = wf.figure((3.0, 2.0))
     ax.plot([0, 1], [0, 1])
     ax.set_title("t")
@@ -658,6 +723,6 @@ def test_widget_png_is_high_resolution_and_shown_at_figure_size():
     w = wf.png_width(view.value)
     assert style.RC["savefig.dpi"] >= 2 * style.RC["figure.dpi"]
     assert int(view.width) == round(w * style.RC["figure.dpi"] / style.RC["savefig.dpi"])
-    assert w >= 1.5 * int(view.width)                 # test_book_html's MIN_PNG_DENSITY
+    assert w >= 1.5 * int(view.width)  # test_book_html's MIN_PNG_DENSITY
     with pytest.raises(ValueError, match="PNG"):
         wf.png_width(b"GIF89a" + bytes(30))

@@ -1,13 +1,19 @@
 """Small helpers chapter 05 uses to label recorded measurements: sizes in binary units and the
 GPU/date line of a results file (old files say when_utc, newer ones date_utc)."""
+
 from gpulab.plots import memory as pm
 
 MiB, GiB = 1 << 20, 1 << 30
 
 
 def test_size_text():
-    assert [pm.size_text(x) for x in (512, 8 << 10, 3 * MiB, GiB, 1536 * MiB)] == \
-        ["512 B", "8 KiB", "3 MiB", "1 GiB", "1.5 GiB"]
+    assert [pm.size_text(x) for x in (512, 8 << 10, 3 * MiB, GiB, 1536 * MiB)] == [
+        "512 B",
+        "8 KiB",
+        "3 MiB",
+        "1 GiB",
+        "1.5 GiB",
+    ]
 
 
 def test_measured_label_reads_either_date_key():

@@ -1,4 +1,5 @@
 """m16n8k16 fragment layouts (PTX ISA) and the warp-level MMA / wmma tile emulation."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -21,7 +22,7 @@ def test_layout_spot_checks_from_ptx_figures():
     # read off the PTX ISA figures for mma.m16n8k16 (f16 A, B; f32 C/D)
     ra, ca = mma.fragment_coords("A")
     assert list(zip(ra[0], ca[0])) == [(0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9), (8, 8), (8, 9)]
-    assert list(zip(ra[5], ca[5]))[0] == (1, 2)            # lane 5: groupID 1, threadID_in_group 1
+    assert list(zip(ra[5], ca[5]))[0] == (1, 2)  # lane 5: groupID 1, threadID_in_group 1
     assert list(zip(ra[31], ca[31]))[-1] == (15, 15)
     rb, cb = mma.fragment_coords("B")
     assert list(zip(rb[0], cb[0])) == [(0, 0), (1, 0), (8, 0), (9, 0)]
@@ -32,7 +33,7 @@ def test_layout_spot_checks_from_ptx_figures():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.sampled_from(["A", "B", "C"]), st.integers(0, 2 ** 31))
+@given(st.sampled_from(["A", "B", "C"]), st.integers(0, 2**31))
 def test_load_store_roundtrip(op, seed):
     rows, cols, _ = mma.SHAPES[op]
     m = np.random.default_rng(seed).standard_normal((rows, cols))
@@ -44,8 +45,9 @@ def test_mma_sync_computes_a_b_plus_c():
     a = rng.standard_normal((16, 16)).astype(np.float16)
     b = rng.standard_normal((16, 8)).astype(np.float16)
     c = rng.standard_normal((16, 8)).astype(np.float32)
-    d = mma.mma_sync_m16n8k16(mma.load_fragments(a, "A"), mma.load_fragments(b, "B"),
-                              mma.load_fragments(c, "C"))
+    d = mma.mma_sync_m16n8k16(
+        mma.load_fragments(a, "A"), mma.load_fragments(b, "B"), mma.load_fragments(c, "C")
+    )
     ref = a.astype(np.float64) @ b.astype(np.float64) + c
     assert np.array_equal(mma.store_fragments(d, "D"), ref.astype(np.float32))
 
@@ -56,7 +58,7 @@ def test_wrong_layout_gives_wrong_answer():
     a = rng.standard_normal((16, 16)).astype(np.float16)
     b = rng.standard_normal((16, 8)).astype(np.float16)
     fa = mma.load_fragments(a, "A")
-    fa_bad = fa[:, [0, 1, 4, 5, 2, 3, 6, 7]]          # a2,a3 <-> a4,a5: rows 8 and cols 8 mixed up
+    fa_bad = fa[:, [0, 1, 4, 5, 2, 3, 6, 7]]  # a2,a3 <-> a4,a5: rows 8 and cols 8 mixed up
     c = np.zeros((32, 4), np.float32)
     good = mma.store_fragments(mma.mma_sync_m16n8k16(fa, mma.load_fragments(b, "B"), c), "D")
     bad = mma.store_fragments(mma.mma_sync_m16n8k16(fa_bad, mma.load_fragments(b, "B"), c), "D")
@@ -108,7 +110,8 @@ def test_throughput_records_fallback_and_files(tmp_path):
     recs = mma.load_throughput_records(search=(str(tmp_path),))
     assert recs[-1].source == mma.ISSUE7_RECORD["source"]
     (tmp_path / "tensor_cores_throughput_x.json").write_text(
-        '{"source": "test", "device": "dev", "measured_at": "now", "method": "m", "tflops": {"fp16": 1.0}}')
+        '{"source": "test", "device": "dev", "measured_at": "now", "method": "m", "tflops": {"fp16": 1.0}}'
+    )
     recs = mma.load_throughput_records(search=(str(tmp_path),))
     assert recs[0].source == "test" and recs[0].tflops["fp16"] == 1.0
 
@@ -128,13 +131,15 @@ def test_check_c_owner():
 
 def test_sweep_record_and_plots(tmp_path):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from gpulab.plots import mma as mp
 
     (tmp_path / "tensor_cores_throughput.json").write_text(
         '{"source": "s", "device": "d", "measured_at": "2026-12-01T00:00:00+00:00", "method": "m",'
-        ' "tflops": {"fp16": 700.0}, "sweep_tflops": {"fp16": {"256": 10.0, "8192": 700.0}}}')
+        ' "tflops": {"fp16": 700.0}, "sweep_tflops": {"fp16": {"256": 10.0, "8192": 700.0}}}'
+    )
     rec = mma.load_throughput_records(search=(str(tmp_path),))[0]
     assert rec.sweep == {"fp16": {256: 10.0, 8192: 700.0}}
     peaks = mma.H200_DATASHEET["peak_tflops"]
@@ -178,6 +183,7 @@ def test_gpu_benchmarks_skip_cleanly_without_gpu(script):
 
 def test_clock_readings_parse_the_nvidia_smi_line(tmp_path):
     import json
+
     p = tmp_path / "tensor_cores_throughput.json"
     p.write_text(json.dumps({"sm_clock_mhz_max_mhz_power_during_fp16_8192": "1470 MHz, 1980 MHz, 699.32 W"}))
     rec = mma.ThroughputRecord("s", "GPU", "2026-11-29", "m", {}, str(p))

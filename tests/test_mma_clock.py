@@ -1,4 +1,5 @@
 """The clock a datasheet's tensor-core peak assumes, and the peak at a measured clock."""
+
 import math
 
 from gpulab.models import mma

@@ -1,4 +1,5 @@
 """Notebook conventions every chapter follows (CONTRIBUTING.md)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -26,8 +27,11 @@ def test_there_are_chapters():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_outputs_stripped(path):
     nb = nbformat.read(path, as_version=4)
-    dirty = [i for i, c in enumerate(nb.cells)
-             if c.cell_type == "code" and (c.outputs or c.execution_count is not None)]
+    dirty = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and (c.outputs or c.execution_count is not None)
+    ]
     assert not dirty, f"{path.name}: cells {dirty} carry outputs or execution counts"
     assert "widgets" not in nb.metadata, f"{path.name}: widget state saved in metadata"
 

@@ -1,14 +1,15 @@
 """Occupancy calculator: documented cases, the register staircase, and packing invariants."""
+
 import math
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gpulab.models.occupancy import (ARCHS, KB, issue_utilization, naive_register_warps,
-                                     occupancy, waves)
+from gpulab.models.occupancy import ARCHS, KB, issue_utilization, naive_register_warps, occupancy, waves
 
 
 # --- documented cases -------------------------------------------------------------------------
+
 
 def test_sm90_256_threads_32_registers_is_full():
     o = occupancy(256, 32, 0, "sm_90")
@@ -26,12 +27,20 @@ def test_best_practices_guide_volta_37_registers(threads, blocks, pct):
     assert o.limiter == "registers"
 
 
-@pytest.mark.parametrize("arch, warps, blocks", [("sm_70", 64, 32), ("sm_75", 32, 16),
-                                                 ("sm_80", 64, 32), ("sm_86", 48, 16),
-                                                 ("sm_89", 48, 24), ("sm_90", 64, 32)])
+@pytest.mark.parametrize(
+    "arch, warps, blocks",
+    [
+        ("sm_70", 64, 32),
+        ("sm_75", 32, 16),
+        ("sm_80", 64, 32),
+        ("sm_86", 48, 16),
+        ("sm_89", 48, 24),
+        ("sm_90", 64, 32),
+    ],
+)
 def test_programming_guide_limits(arch, warps, blocks):
     # Max resident warps and blocks per SM, Programming Guide compute-capability table.
-    tiny = occupancy(32, 16, 0, arch)                   # one-warp blocks hit the block cap
+    tiny = occupancy(32, 16, 0, arch)  # one-warp blocks hit the block cap
     assert tiny.blocks_per_sm == blocks and tiny.limiter == "blocks"
     assert occupancy(1024, 16, 0, arch).active_warps == warps - warps % 32
     big = max(occupancy(t, 16, 0, arch).active_warps for t in range(32, 1025, 32))
@@ -56,7 +65,7 @@ def test_register_granularity_makes_40_registers_cost_75_percent():
     # 40 regs/thread = 1280 regs/warp; 16384 per sub-partition holds 12 such warps -> 48 warps.
     o = occupancy(256, 40, 0, "sm_90")
     assert (o.blocks_per_sm, o.active_warps, o.limiter) == (6, 48, "registers")
-    assert naive_register_warps(40) == 51            # the seed's floor(F/(32R)) says 51
+    assert naive_register_warps(40) == 51  # the seed's floor(F/(32R)) says 51
     # rounding per warp: 33 registers cost the same as 40
     assert occupancy(256, 33, 0, "sm_90").blocks_per_sm == 6
 
@@ -78,14 +87,11 @@ def test_shared_limited_sm90():
 def test_shared_per_block_default_and_opt_in():
     assert occupancy(128, 32, 48 * KB + 1, "sm_90").blocks_per_sm == 0
     o = occupancy(128, 32, 100 * KB, "sm_90", max_dynamic_shared_bytes=227 * KB)
-    assert o.blocks_per_sm == 2                      # 2 x 101 KB in 228 KB
-    assert occupancy(128, 32, 227 * KB, "sm_90",
-                     max_dynamic_shared_bytes=227 * KB).blocks_per_sm == 1
-    assert occupancy(128, 32, 228 * KB, "sm_90",
-                     max_dynamic_shared_bytes=228 * KB).blocks_per_sm == 0
+    assert o.blocks_per_sm == 2  # 2 x 101 KB in 228 KB
+    assert occupancy(128, 32, 227 * KB, "sm_90", max_dynamic_shared_bytes=227 * KB).blocks_per_sm == 1
+    assert occupancy(128, 32, 228 * KB, "sm_90", max_dynamic_shared_bytes=228 * KB).blocks_per_sm == 0
     # A100: 163 KB per block opt-in, 164 KB per SM
-    assert occupancy(128, 32, 163 * KB, "sm_80",
-                     max_dynamic_shared_bytes=163 * KB).blocks_per_sm == 1
+    assert occupancy(128, 32, 163 * KB, "sm_80", max_dynamic_shared_bytes=163 * KB).blocks_per_sm == 1
     # dynamic part above the kernel's attribute
     o = occupancy(128, 32, 60 * KB, "sm_90", max_dynamic_shared_bytes=50 * KB)
     assert o.blocks_per_sm == 0 and "attribute" in o.reason
@@ -94,7 +100,7 @@ def test_shared_per_block_default_and_opt_in():
 def test_turing_has_no_reserve_and_256_byte_units():
     o = occupancy(128, 32, 1000, "sm_75")
     assert o.shared_per_block == 1024
-    assert occupancy(128, 32, 16 * KB, "sm_75").blocks_per_sm == 4   # 64 KB / 16 KB
+    assert occupancy(128, 32, 16 * KB, "sm_75").blocks_per_sm == 4  # 64 KB / 16 KB
 
 
 def test_carveout_preference_limits_shared():
@@ -121,8 +127,9 @@ def test_too_many_threads_and_bad_input():
 
 # --- invariants (hypothesis) ------------------------------------------------------------------
 
-configs = st.tuples(st.integers(1, 1024), st.integers(0, 255), st.integers(0, 100 * KB),
-                    st.sampled_from(sorted(ARCHS)))
+configs = st.tuples(
+    st.integers(1, 1024), st.integers(0, 255), st.integers(0, 100 * KB), st.sampled_from(sorted(ARCHS))
+)
 
 
 def _fits(n, t, r, s, a):
@@ -131,8 +138,12 @@ def _fits(n, t, r, s, a):
     regs_warp = -(-r * 32 // 256) * 256
     per_sub = (a.registers_per_sm // 4) // regs_warp if regs_warp else 10**9
     smem = -(-(s + a.shared_reserved_per_block) // a.shared_alloc_unit) * a.shared_alloc_unit
-    return (n <= a.max_blocks_per_sm and n * w <= a.max_warps_per_sm
-            and n * w <= 4 * per_sub and n * smem <= a.shared_per_sm)
+    return (
+        n <= a.max_blocks_per_sm
+        and n * w <= a.max_warps_per_sm
+        and n * w <= 4 * per_sub
+        and n * smem <= a.shared_per_sm
+    )
 
 
 @settings(max_examples=400, deadline=None)
@@ -167,8 +178,9 @@ def test_more_registers_never_raise_occupancy(t, r):
 
 # --- tail effect and latency hiding -----------------------------------------------------------
 
+
 def test_waves_tail_effect():
-    w = waves(1162, 8, 132)                          # 1.1 waves of 1056 blocks
+    w = waves(1162, 8, 132)  # 1.1 waves of 1056 blocks
     assert w["rounds"] == 2 and w["full_waves"] == 1
     assert w["utilization"] == pytest.approx(1162 / 2112)
     assert waves(1056, 8, 132)["utilization"] == 1.0
@@ -199,8 +211,9 @@ def test_largest_block_shared_memory_per_architecture(arch):
     assert occupancy(32, 16, 48 * KB + 1, arch).blocks_per_sm == 0
 
 
-@pytest.mark.parametrize("arch, blocks", [("sm_75", 8), ("sm_80", 18), ("sm_86", 11),
-                                          ("sm_89", 11), ("sm_90", 25)])
+@pytest.mark.parametrize(
+    "arch, blocks", [("sm_75", 8), ("sm_80", 18), ("sm_86", 11), ("sm_89", 11), ("sm_90", 25)]
+)
 def test_8kb_blocks_fill_the_shared_memory(arch, blocks):
     # 64-thread blocks with 8 KB of shared memory, worked by hand from the tables:
     # sm_75 64 KB / 8 KB = 8; sm_80 164 KB / (8 + 1) KB = 18; sm_86/89 100 / 9 = 11;
@@ -211,10 +224,11 @@ def test_8kb_blocks_fill_the_shared_memory(arch, blocks):
 
 def test_max_registers_for_is_the_launch_bounds_cap():
     from gpulab.models.occupancy import max_registers_for, occupancy
+
     # __launch_bounds__(256) alone: one 256-thread block may use the whole register file, so the
     # cap is the per-thread maximum and changes nothing
     assert max_registers_for(256, 1) == 255
-    assert max_registers_for(1024, 1) == 64            # 65,536 / 1,024
+    assert max_registers_for(1024, 1) == 64  # 65,536 / 1,024
     for blocks in (2, 3, 4, 8):
         r = max_registers_for(256, blocks)
         assert occupancy(256, r, 0, "sm_90").limits["registers"] >= blocks
@@ -232,9 +246,15 @@ def test_waves_reports_the_partial_last_wave():
 
 def test_verification_merges_driver_and_header_checks():
     from gpulab.models.occupancy import verification
-    drv = {"arch": "sm_90", "device": "GPU X",
-           "summary": {"default": {"configurations": 10, "match": 10},
-                       "opt-in": {"configurations": 3, "match": 2}}}
+
+    drv = {
+        "arch": "sm_90",
+        "device": "GPU X",
+        "summary": {
+            "default": {"configurations": 10, "match": 10},
+            "opt-in": {"configurations": 3, "match": 2},
+        },
+    }
     hdr = {"per_arch": {"sm_80": {"cases": 7, "agree": 7}, "sm_90": {"cases": 5, "agree": 5}}}
     v = verification(drv, hdr)
     assert list(v) == ["sm_80", "sm_90"]

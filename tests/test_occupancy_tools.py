@@ -1,5 +1,6 @@
 """Chapter 04 tools: the self-checks accept right answers and reject wrong ones with a reason,
 the explorer writes its answer, the figures draw what the model says."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -23,13 +24,16 @@ def test_register_check_accepts_the_rule():
     assert chk.check_register_limit(_right).passed
 
 
-@pytest.mark.parametrize("wrong, words", [
-    (lambda t, r: (65536 // (32 * r)) // -(-t // 32), "multiple of 256"),
-    (lambda t, r: (65536 // (-(-32 * r // 256) * 256)) // -(-t // 32), "sub-partitions"),
-    (lambda t, r: 16384 // (-(-32 * r // 256) * 256) * 4, "whole blocks"),
-    (lambda t, r: None, "None"),
-    (lambda t, r: 1 / 0, "ZeroDivisionError"),
-])
+@pytest.mark.parametrize(
+    "wrong, words",
+    [
+        (lambda t, r: (65536 // (32 * r)) // -(-t // 32), "multiple of 256"),
+        (lambda t, r: (65536 // (-(-32 * r // 256) * 256)) // -(-t // 32), "sub-partitions"),
+        (lambda t, r: 16384 // (-(-32 * r // 256) * 256) * 4, "whole blocks"),
+        (lambda t, r: None, "None"),
+        (lambda t, r: 1 / 0, "ZeroDivisionError"),
+    ],
+)
 def test_register_check_rejects_with_a_reason(wrong, words):
     res = chk.check_register_limit(wrong)
     assert not res.passed and words in res.message
@@ -72,24 +76,41 @@ def test_staircase_lines_are_the_model():
 
 
 def test_other_figures_draw():
-    for f in (plots.sm_diagram, plots.shared_staircase, plots.block_size_map,
-              lambda: plots.latency_hiding_ilp(max_warps=6), lambda: plots.tail_effect(2, 4)):
+    for f in (
+        plots.sm_diagram,
+        plots.shared_staircase,
+        plots.block_size_map,
+        lambda: plots.latency_hiding_ilp(max_warps=6),
+        lambda: plots.tail_effect(2, 4),
+    ):
         fig = f()
         assert fig.axes
     fig = plots.tail_effect(2, 4, max_waves=2)
     y = fig.axes[0].lines[0].get_ydata()
-    assert y.max() == 1.0 and np.isclose(y[8], 9 / 16)     # 9 blocks of 8 per wave -> 2 rounds
+    assert y.max() == 1.0 and np.isclose(y[8], 9 / 16)  # 9 blocks of 8 per wave -> 2 rounds
 
 
 def test_driver_check_description(tmp_path):
     assert "not" in occ.describe_driver_check(None) or "no driver" in occ.describe_driver_check(None)
-    data = {"device": "GPU X", "arch": "sm_90", "driver_version": 1,
-            "summary": {"default": {"configurations": 10, "match": 9,
-                                    "distinct_register_counts": 3}},
-            "device_limits_vs_gpulab": {"MAX_BLOCKS_PER_MULTIPROCESSOR": [32, 32],
-                                        "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": [1, 2]},
-            "kernels": [{"accumulators": 4, "max_registers": None, "static_shared_floats": 0,
-                         "registers": 40, "local_bytes_per_thread": 0}]}
+    data = {
+        "device": "GPU X",
+        "arch": "sm_90",
+        "driver_version": 1,
+        "summary": {"default": {"configurations": 10, "match": 9, "distinct_register_counts": 3}},
+        "device_limits_vs_gpulab": {
+            "MAX_BLOCKS_PER_MULTIPROCESSOR": [32, 32],
+            "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": [1, 2],
+        },
+        "kernels": [
+            {
+                "accumulators": 4,
+                "max_registers": None,
+                "static_shared_floats": 0,
+                "registers": 40,
+                "local_bytes_per_thread": 0,
+            }
+        ],
+    }
     text = occ.describe_driver_check(data)
     assert "9/10" in text and text.count("differs") == 1
     assert "75.0%" in occ.describe_register_counts(data, threads=256)
@@ -97,9 +118,13 @@ def test_driver_check_description(tmp_path):
 
 def test_pressure_kernel_source_is_python_with_k_accumulators():
     from gpulab.kernels import pressure
+
     src = pressure.source(5, shared_floats=64)
     compile(src, "x", "exec")
-    assert sum(line.strip().startswith("a4 = ") for line in src.splitlines()) == 2 and "cuda.shared.array(64, float32)" in src
+    assert (
+        sum(line.strip().startswith("a4 = ") for line in src.splitlines()) == 2
+        and "cuda.shared.array(64, float32)" in src
+    )
     assert pressure.python_function(3).__name__ == "kern"
     with pytest.raises(ValueError):
         pressure.source(0)
@@ -112,9 +137,15 @@ def test_gpu_benchmarks_skip_cleanly_without_a_gpu(script):
     from pathlib import Path
 
     from numba import cuda
+
     if cuda.is_available():
         pytest.skip("a GPU is present: the script would run for real")
     root = Path(__file__).resolve().parents[1]
-    p = subprocess.run([sys.executable, str(root / "benchmarks" / script)], capture_output=True,
-                       text=True, timeout=120, cwd=root)
+    p = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+    )
     assert p.returncode == 0 and "skipped" in p.stdout

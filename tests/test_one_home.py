@@ -1,6 +1,7 @@
 """Rules with one home (issue 18): the shuffle figure's sources come from the simulator's rule,
 the simulator's budgets from gpulab.launch, widget figures through gpulab.widgets.figure, and the
 perf figure's text at the book's minimum size."""
+
 from __future__ import annotations
 
 import inspect
@@ -45,7 +46,7 @@ def test_simulator_budgets_come_from_launch(monkeypatch):
         out[0] = i
 
     out = np.zeros(1, np.int64)
-    gpulab.launch(spin, 1, 32, out, backend="sim")      # fits the default budget
+    gpulab.launch(spin, 1, 32, out, backend="sim")  # fits the default budget
     assert out[0] == 1000
     monkeypatch.setattr(launch_mod, "DEFAULT_MAX_STEPS", 50)
     ctx_args = {}
@@ -57,6 +58,7 @@ def test_simulator_budgets_come_from_launch(monkeypatch):
 
     monkeypatch.setattr(runner, "Context", spy)
     from gpulab.sim.layout import Layout
+
     with pytest.raises(errors.StepBudgetExceeded):
         runner.run(spin, Layout((1, 1, 1), (32, 1, 1)), (out,))
     assert ctx_args == {"max_steps": 50, "timeout_s": launch_mod.DEFAULT_TIMEOUT_S}
@@ -68,26 +70,35 @@ def test_amdahl_widgets_draw_through_the_figure_helper():
 
     src = inspect.getsource(amdahl)
     assert "dpi=80" not in src and "savefig" not in src
-    for make in (amdahl.amdahl_explorer, amdahl.scaling_explorer):     # worth_buying is a table
+    for make in (amdahl.amdahl_explorer, amdahl.scaling_explorer):  # worth_buying is a table
         w = make({})
         data = w.img.value
         # drawn at the style's PNG resolution, shown at the figure's size
         assert int(w.img.width) * style.RC["savefig.dpi"] == pytest.approx(
-            figure.png_width(data) * style.RC["figure.dpi"], abs=style.RC["savefig.dpi"])
+            figure.png_width(data) * style.RC["figure.dpi"], abs=style.RC["savefig.dpi"]
+        )
         assert figure.png_width(data) > 6 * style.RC["savefig.dpi"] * 0.8
 
 
 def test_perf_figure_text_is_legible():
     import matplotlib
+
     matplotlib.use("Agg")
     from matplotlib.text import Text
 
     from gpulab.perf import plot
     from gpulab.plots import style
 
-    rows = [{"name": f"k{i}", "role": "calibrate" if i % 2 else "holdout", "measured_us": 10.0 * (i + 1),
-             "predicted_us": 10.0 * (i + 1) * (2.0 if i == 3 else 1.05), "ratio": 2.0 if i == 3 else 1.05}
-            for i in range(6)]
+    rows = [
+        {
+            "name": f"k{i}",
+            "role": "calibrate" if i % 2 else "holdout",
+            "measured_us": 10.0 * (i + 1),
+            "predicted_us": 10.0 * (i + 1) * (2.0 if i == 3 else 1.05),
+            "ratio": 2.0 if i == 3 else 1.05,
+        }
+        for i in range(6)
+    ]
     fig = plot.predicted_vs_measured({"rows": rows, "summary": {}})
     fig.canvas.draw()
     sizes = {t.get_text(): t.get_fontsize() for t in fig.findobj(Text) if t.get_text().strip()}

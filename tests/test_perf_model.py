@@ -1,4 +1,5 @@
 """gpulab.predict: the model's arithmetic on hand-worked cases, its data and its interfaces."""
+
 import json
 import math
 from pathlib import Path
@@ -55,7 +56,7 @@ def test_dependent_fma_chain_on_one_warp_is_latency_bound():
     iters = 1000
     p = predict(chain, 1, 32, np.zeros(32, np.float32), iters)
     assert p.limiter_key == "latency"
-    body = W.WEIGHTS["ops"] + 2 * W.WEIGHTS["const"]        # one FMA, two float literals
+    body = W.WEIGHTS["ops"] + 2 * W.WEIGHTS["const"]  # one FMA, two float literals
     per_iter = (body + W.WEIGHTS["iter"]) * H200.alu_latency_cycles / H200.clock_hz
     # the loop dominates: the few statements around it add well under 2 %
     assert p.bound("latency") == pytest.approx(iters * per_iter, rel=0.02)
@@ -92,6 +93,7 @@ def test_sampled_prediction_matches_exact_one():
 def test_divergence_weights_threads_per_instruction():
     """Weighted instructions: 32 divergent paths in every warp bring threads/instruction close
     to 1, where counting Python statements leaves the common code's full warps in the mean."""
+
     @cuda.jit
     def paths(out, sel, iters):
         i = cuda.grid(1)
@@ -102,6 +104,7 @@ def test_divergence_weights_threads_per_instruction():
                 for k in range(iters):
                     v = v * float32(0.5) + float32(0.25)
         out[i] = v
+
     n = 2048
     sel = (np.arange(n) % 32).astype(np.int32)
     p = predict(paths, n // 256, 256, np.zeros(n, np.float32), sel, 64)
@@ -112,8 +115,9 @@ def test_divergence_weights_threads_per_instruction():
 
 def test_report_predict_and_text_forms():
     n = 1 << 12
-    rep = gpulab.launch(memory.copy, n // 256, 256, np.zeros(n, np.float32),
-                        np.ones(n, np.float32), backend="sim")
+    rep = gpulab.launch(
+        memory.copy, n // 256, 256, np.zeros(n, np.float32), np.ones(n, np.float32), backend="sim"
+    )
     p = rep.predict(gpu="T4")
     assert p.gpu == "T4" and not p.validated
     text = str(p)
@@ -124,8 +128,7 @@ def test_report_predict_and_text_forms():
 
 def test_bad_gpu_name_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="H200, A100, T4"):
-        predict(memory.copy, 1, 32, np.zeros(32, np.float32), np.ones(32, np.float32),
-                gpu="B300")
+        predict(memory.copy, 1, 32, np.zeros(32, np.float32), np.ones(32, np.float32), gpu="B300")
 
 
 def test_bad_launch_is_refused_like_launch_does():
@@ -147,6 +150,7 @@ def test_calibrated_constants_match_the_recorded_fit():
         assert getattr(H200, k) == pytest.approx(v, rel=1e-3), k
     assert W.WEIGHTS == pytest.approx(cal["weights"])
     from gpulab.perf import engine as P
+
     assert P.PRED_ON_FACTOR == pytest.approx(cal["pred_on_factor"])
 
 
@@ -156,7 +160,7 @@ def test_recorded_validation_meets_its_goal_on_held_out_kernels():
     held = [r for r in rows if r["role"] == "holdout"]
     assert len(rows) >= 30 and len(held) >= 8
     assert all(r["limiter"] for r in rows)
-    for r in rows:   # the ratio is what the two recorded times say
+    for r in rows:  # the ratio is what the two recorded times say
         assert r["ratio"] == pytest.approx(r["predicted_us"] / r["measured_us"])
     med = float(np.median([abs(r["ratio"] - 1) for r in held]))
     assert med == pytest.approx(res["summary"]["holdout"]["median_abs_error"])
@@ -168,9 +172,8 @@ def test_dram_roofline_fraction_ranks_a_strided_copy_below_a_coalesced_one():
     a = np.ones(32 * n, np.float32)
     good = predict(memory.copy, n // 256, 256, np.zeros(n, np.float32), a)
     bad = predict(memory.copy_strided, n // 256, 256, np.zeros(n, np.float32), a, 32)
-    useful = 2 * 4 * n                           # read n floats, write n floats
-    assert good.dram_roofline_fraction(useful) == pytest.approx(
-        useful / H200.dram_bytes_per_s / good.time_s)
+    useful = 2 * 4 * n  # read n floats, write n floats
+    assert good.dram_roofline_fraction(useful) == pytest.approx(useful / H200.dram_bytes_per_s / good.time_s)
     assert bad.dram_roofline_fraction(useful) < 0.5 * good.dram_roofline_fraction(useful)
     with pytest.raises(ValueError):
         good.dram_roofline_fraction(0)

@@ -1,5 +1,5 @@
 """gpulab.perf.weights: the static look at a kernel's source (features, unrolling, ILP)."""
-import ast
+
 import linecache
 
 import numpy as np
@@ -31,7 +31,7 @@ def infos():
 
 def test_multiply_add_is_one_fused_operation(infos):
     _, info = infos
-    f = info[3].features                   # x = a[i] * 2.0 + 1.0
+    f = info[3].features  # x = a[i] * 2.0 + 1.0
     assert f["ops"] == 1 and f["const"] == 2 and f["index"] == 1
     assert info[9].features["divmod"] == 1  # s = x / y
 
@@ -65,4 +65,4 @@ def test_block_samples_are_disjoint_halves_without_the_tail_block():
     a, b = choose_blocks(1000, 16, 0, 2), choose_blocks(1000, 16, 1, 2)
     assert len(a) == len(b) == 16 and not set(a) & set(b)
     assert max(a.max(), b.max()) < 999
-    assert (choose_blocks(1000, 16, 0, 2) == a).all()      # seeded
+    assert (choose_blocks(1000, 16, 0, 2) == a).all()  # seeded

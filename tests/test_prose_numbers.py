@@ -6,6 +6,7 @@ goes stale silently when a measurement is re-run, so chapter prose shows numbers
 `{cite}` in the same paragraph. The few remaining literals are on a reviewed allow-list
 (tests/prose_numbers_allow.txt), each with its reason.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,16 +24,14 @@ UNITS = (
     r"ns|µs|us|ms|s|seconds|minutes|GB/s|TB/s|GiB/s|MB/s|TFLOP/s|TFLOPS|GFLOP/s|PFLOP/s|"
     r"TOPS|MHz|GHz|W|KB|KiB|MB|MiB|GB|GiB|TB|%|×|x"
 )
-NUMBER_WITH_UNIT = re.compile(
-    rf"(?<![\w.^/{{])(\d[\d,]*(?:\.\d+)?)(?:\s?|-)(?:{UNITS})(?![\w/])(?!\s?\d)"
-)
+NUMBER_WITH_UNIT = re.compile(rf"(?<![\w.^/{{])(\d[\d,]*(?:\.\d+)?)(?:\s?|-)(?:{UNITS})(?![\w/])(?!\s?\d)")
 # What is not prose: code spans, math, roles' targets, links' targets, directive/option lines.
 _STRIP = [
-    re.compile(r"```.*?```", re.S),          # fenced blocks (code, directives' bodies are kept below)
+    re.compile(r"```.*?```", re.S),  # fenced blocks (code, directives' bodies are kept below)
     re.compile(r"\$\$.*?\$\$", re.S),
     re.compile(r"\$[^$\n]+\$"),
     re.compile(r"`[^`\n]*`"),
-    re.compile(r"\]\([^)]*\)"),              # link targets
+    re.compile(r"\]\([^)]*\)"),  # link targets
     re.compile(r"<https?://[^>]*>"),
     re.compile(r"https?://\S+"),
 ]
@@ -52,7 +51,7 @@ def _prose(para: str) -> str:
     # keep the text inside directive fences (admonitions, exercises hold prose) but drop code fences
     para = re.sub(r"```\{(?:code-cell|code|code-block)\}.*?```", "", para, flags=re.S)
     para = re.sub(r"^\s*(```+|:::+)\s*(\{[^}]*\}.*)?$", "", para, flags=re.M)
-    para = re.sub(r"^\s*:\w[\w-]*:.*$", "", para, flags=re.M)   # directive options
+    para = re.sub(r"^\s*:\w[\w-]*:.*$", "", para, flags=re.M)  # directive options
     for pat in _STRIP:
         para = pat.sub(" ", para)
     return para
@@ -83,7 +82,7 @@ def unsourced_numbers(nb_path: Path):
             text = _prose(para)
             for m in NUMBER_WITH_UNIT.finditer(text):
                 start = max(0, m.start() - 50)
-                found.append((idx, m.group(0).strip(), " ".join(text[start:m.end() + 30].split())))
+                found.append((idx, m.group(0).strip(), " ".join(text[start : m.end() + 30].split())))
     return found
 
 

@@ -1,4 +1,5 @@
 """Report.accesses_of: the traced warp's memory instructions filtered by array, space and op."""
+
 import numpy as np
 import pytest
 
@@ -8,8 +9,7 @@ from gpulab.kernels import memory as km
 
 def _strided(stride=2, n=1024):
     a = np.arange(stride * n, dtype=np.float32)
-    return gpulab.launch(km.copy_strided, n // 256, 256, np.zeros(n, np.float32), a, stride,
-                         backend="sim")
+    return gpulab.launch(km.copy_strided, n // 256, 256, np.zeros(n, np.float32), a, stride, backend="sim")
 
 
 def test_filters_by_op_and_keeps_order():

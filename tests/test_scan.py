@@ -1,5 +1,8 @@
 """The device-wide scan (gpulab.kernels.scan): reduce-then-scan, three kernels, exact on int32."""
+
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -7,9 +10,17 @@ import pytest
 from gpulab.kernels import scan
 
 
-@pytest.mark.parametrize("n, block", [(1, 32), (31, 32), (1000, 64), (4097, 128),
-                                      # more blocks than the middle kernel's block: several chunks
-                                      (70 * 64 + 5, 64)])
+@pytest.mark.parametrize(
+    "n, block",
+    [
+        (1, 32),
+        (31, 32),
+        (1000, 64),
+        (4097, 128),
+        # more blocks than the middle kernel's block: several chunks
+        (70 * 64 + 5, 64),
+    ],
+)
 def test_scan_equals_numpy_cumsum(n, block):
     rng = np.random.default_rng(n)
     x = rng.integers(-50, 50, n).astype(np.int32)
@@ -32,18 +43,21 @@ def test_scan_of_2_to_the_20_elements_and_its_counters():
 
 
 def test_int32_sums_wrap_as_on_a_gpu():
-    x = np.full(3, 2 ** 30, np.int32)
+    x = np.full(3, 2**30, np.int32)
     out, _ = scan.device_scan(x, block=32)
-    assert out.tolist() == np.cumsum(x, dtype=np.int32).tolist() == [2 ** 30, -2 ** 31, -2 ** 30]
+    assert out.tolist() == np.cumsum(x, dtype=np.int32).tolist() == [2**30, -(2**31), -(2**30)]
 
 
-@pytest.mark.parametrize("x, block, match", [
-    (np.arange(10, dtype=np.float32), 32, "int32"),
-    (np.zeros((4, 4), np.int32), 32, "1-D"),
-    (np.zeros(0, np.int32), 32, "at least one"),
-    (np.arange(10, dtype=np.int32), 48, "multiple of 32"),
-    (np.arange(10, dtype=np.int32), 2048, "multiple of 32"),
-])
+@pytest.mark.parametrize(
+    "x, block, match",
+    [
+        (np.arange(10, dtype=np.float32), 32, "int32"),
+        (np.zeros((4, 4), np.int32), 32, "1-D"),
+        (np.zeros(0, np.int32), 32, "at least one"),
+        (np.arange(10, dtype=np.int32), 48, "multiple of 32"),
+        (np.arange(10, dtype=np.int32), 2048, "multiple of 32"),
+    ],
+)
 def test_bad_input_is_refused_with_the_reason(x, block, match):
     with pytest.raises((TypeError, ValueError), match=match):
         scan.device_scan(x, block=block)
@@ -60,12 +74,13 @@ def test_a_missing_barrier_in_the_middle_kernel_is_caught(tmp_path, monkeypatch)
     from gpulab import errors
 
     src = inspect.getsource(scan.scan_totals.py_func)
-    racy = src.replace("        cuda.syncthreads()               # chunk_total written", "        # ")
+    racy = re.sub(r"^( +)cuda\.syncthreads\(\) +# chunk_total written", r"\1# ", src, flags=re.M)
     assert racy != src
     (tmp_path / "racy_scan.py").write_text(
         "from numba import cuda, int32\n"
         "from gpulab.kernels.scan import MAX_WARPS_PER_BLOCK, block_scan_int\n\n\n"
-        "@cuda.jit\n" + racy)
+        "@cuda.jit\n" + racy
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     kern = importlib.import_module("racy_scan").scan_totals
     totals = np.ones(64 * 3, np.int32)

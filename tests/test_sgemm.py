@@ -1,5 +1,6 @@
 """Chapter 11's matmul steps on the simulator, their counters, the exercise check, and the
 recorded H200 results."""
+
 import gzip
 import json
 from pathlib import Path
@@ -66,7 +67,7 @@ def test_global_loads_per_fma_fall_step_by_step():
         _, _, rep = run(S.STEPS[step][0], step, m, k, n)
         per_fma[step] = rep.metrics[LD] / (m * n * k)
     assert per_fma["naive"] > per_fma["shared"] > per_fma["reg1d"] > per_fma["reg2d"]
-    assert per_fma["naive"] == pytest.approx(1 / 16)        # 2 requests per warp and k, 32 lanes
+    assert per_fma["naive"] == pytest.approx(1 / 16)  # 2 requests per warp and k, 32 lanes
     assert per_fma["shared"] == pytest.approx(per_fma["naive"] / 16)
     assert per_fma["reg1d"] == pytest.approx(per_fma["shared"] / 4)
 
@@ -87,6 +88,7 @@ def test_bank_conflicts_of_the_layouts():
 
 # ------------------------------------------------------------------ the exercise check
 
+
 @cuda.jit
 def _wrong_index(c, a, b):
     sa = cuda.shared.array((64, 8), float32)
@@ -103,7 +105,7 @@ def _wrong_index(c, a, b):
         cuda.syncthreads()
         for kk in range(8):
             for i in range(8):
-                acc[i] += sa[ty + i, kk] * sb[kk, tx]          # rows ty + i, not ty * 8 + i
+                acc[i] += sa[ty + i, kk] * sb[kk, tx]  # rows ty + i, not ty * 8 + i
         cuda.syncthreads()
     for i in range(8):
         c[row0 + ty * 8 + i, col0 + tx] = acc[i]
@@ -178,15 +180,20 @@ def test_check_passes_the_step_kernel():
     assert res, res.message
     assert "of the 16 x 16 shared-tile kernel's global load requests" in res.message
     from gpulab.checks.tiling import matmul_load_bound
+
     assert 4 * chk.register_blocking_load_bound(128, 64, 192) == matmul_load_bound(128, 64, 192, 16)
 
 
-@pytest.mark.parametrize("kernel,words", [
-    (_wrong_index, "elements wrong"),
-    (_missing_barrier, "race"),
-    (_plain_shared_tiles, "global load requests"),
-    (_b_from_global, "global load requests"),
-], ids=["wrong_index", "missing_barrier", "plain_shared_tiles", "b_from_global"])
+@pytest.mark.parametrize(
+    "kernel,words",
+    [
+        (_wrong_index, "elements wrong"),
+        (_missing_barrier, "race"),
+        (_plain_shared_tiles, "global load requests"),
+        (_b_from_global, "global load requests"),
+    ],
+    ids=["wrong_index", "missing_barrier", "plain_shared_tiles", "b_from_global"],
+)
 def test_check_fails_typical_mistakes(kernel, words):
     res = chk.check_register_blocking(kernel, seed=4)
     assert not res
@@ -233,6 +240,7 @@ def kernel(c, a, b):
 """
     import importlib.util
     import tempfile
+
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(src)
     spec = importlib.util.spec_from_file_location(Path(f.name).stem, f.name)
@@ -263,6 +271,7 @@ def test_check_requires_coalesced_conflict_free_staging():
 
 # ------------------------------------------------------------------ recorded H200 results
 
+
 def test_recorded_h200_run_is_consistent():
     d = results.load("sgemm")
     assert d is not None, "benchmarks/results/sgemm.json is missing"
@@ -278,13 +287,17 @@ def test_recorded_h200_run_is_consistent():
         assert rec["fraction_of_torch"] == pytest.approx(rec["gflops"] / torch_mean)
         assert rec["max_abs_err"] <= 1e-5 * rec["max_abs_ref"]
     assert set(S.STEPS) <= set(d["steps"])
-    assert d["ncu"]["kernels"]["prefetch"]["launch__registers_per_thread"] == d["steps"]["prefetch"]["registers"]
+    assert (
+        d["ncu"]["kernels"]["prefetch"]["launch__registers_per_thread"] == d["steps"]["prefetch"]["registers"]
+    )
 
 
 def test_merge_ncu_reads_the_csv(tmp_path):
     import sys
+
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import sgemm as bench
+
     rows = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
     for i, name in enumerate(["x", "y"]):
         rows.append(f'"{i}","k_{name}","launch__registers_per_thread","","{40 + i}"')

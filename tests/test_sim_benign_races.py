@@ -1,6 +1,7 @@
 """Same-value writes are not races (compute-sanitizer racecheck on an H200: 0 hazards for every
 warp writing one value to one shared element, 1025 for a missing barrier); conflicting values
 are. Benign cases are counted per line in ``report.benign_races``."""
+
 import numpy as np
 import pytest
 from numba import cuda, float32, int32
@@ -19,7 +20,7 @@ def run(kernel, grid, block, *args, **kw):
 def every_warp_fills_the_table(out):
     tab = cuda.shared.array(TABLE, int32)
     t = cuda.threadIdx.x
-    for k in range(TABLE):            # all warps write tab[k] = k * k, no barrier between them
+    for k in range(TABLE):  # all warps write tab[k] = k * k, no barrier between them
         tab[k] = k * k
     cuda.syncthreads()
     out[cuda.grid(1)] = tab[t % TABLE]
@@ -29,7 +30,7 @@ def every_warp_fills_the_table(out):
 def every_warp_writes_its_own_id(out):
     tab = cuda.shared.array(1, int32)
     w = cuda.threadIdx.x // 32
-    tab[0] = w                        # warps disagree: a real write-after-write race
+    tab[0] = w  # warps disagree: a real write-after-write race
     cuda.syncthreads()
     out[cuda.grid(1)] = tab[0]
 
@@ -42,7 +43,7 @@ def flag_set_twice(out):
         flag[0] = 0
     cuda.syncthreads()
     if t % 32 == 0:
-        flag[0] = 1                   # one lane of every warp, one instruction per warp
+        flag[0] = 1  # one lane of every warp, one instruction per warp
     cuda.syncthreads()
     out[t] = flag[0]
 
@@ -52,7 +53,7 @@ def missing_barrier(out, a):
     sh = cuda.shared.array(128, float32)
     t = cuda.threadIdx.x
     sh[t] = a[t]
-    v = sh[127 - t]                   # reads what another warp writes: no barrier
+    v = sh[127 - t]  # reads what another warp writes: no barrier
     out[t] = v
 
 
@@ -91,5 +92,6 @@ def test_no_benign_races_in_a_clean_kernel():
         sh[t] = t
         cuda.syncthreads()
         out[t] = sh[63 - t]
+
     rep = run(clean, 1, 64, np.zeros(64, np.float32))
     assert rep.benign_races == {}

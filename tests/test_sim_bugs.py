@@ -1,4 +1,5 @@
 """Every bug class ends in a clear gpulab error naming the line and the threads; correct kernels pass."""
+
 import time
 
 import numpy as np
@@ -45,6 +46,7 @@ def test_2d_out_of_bounds_names_dimension():
         x, y = cuda.grid(2)
         if x < a.shape[0]:
             a[x, y] = 1
+
     with pytest.raises(errors.OutOfBounds, match="dimension 1"):
         run(k, (1, 1), (8, 8), np.zeros((8, 4)))
 
@@ -75,6 +77,7 @@ def test_barrier_after_early_exit_is_allowed():
         sh[t] = t
         cuda.syncthreads()
         out[t] = sh[n - 1 - t]
+
     out = np.zeros(64)
     run(k, 1, 64, out, 50)
     assert np.array_equal(out[:50], np.arange(50)[::-1])
@@ -99,7 +102,8 @@ def test_same_warp_access_is_not_a_race():
         sh = cuda.shared.array(64, float32)
         t = cuda.threadIdx.x
         sh[t] = a[t]
-        out[t] = sh[t ^ 1]           # partner lane is in the same warp
+        out[t] = sh[t ^ 1]  # partner lane is in the same warp
+
     out, a = np.zeros(64), np.arange(64.0)
     run(k, 1, 64, out, a)
     assert np.array_equal(out, a[np.arange(64) ^ 1])
@@ -115,6 +119,7 @@ def test_write_after_read_race():
         v = sh[(t + 32) % 64]
         sh[t] = v + 1
         out[t] = v
+
     with pytest.raises(errors.SharedMemoryRace, match="write-after-read"):
         run(k, 1, 64, np.zeros(64))
 
@@ -127,6 +132,7 @@ def test_write_after_write_race():
         sh[0] = t
         cuda.syncthreads()
         out[t] = sh[0]
+
     with pytest.raises(errors.SharedMemoryRace, match="write-after-write"):
         run(k, 1, 64, np.zeros(64))
 
@@ -137,6 +143,7 @@ def test_shuffle_mask_naming_inactive_lanes():
         t = cuda.threadIdx.x
         if t < 16:
             out[t] = cuda.shfl_down_sync(0xFFFFFFFF, t, 1)
+
     with pytest.raises(errors.WarpMaskError, match="not active"):
         run(k, 1, 32, np.zeros(32))
 
@@ -148,6 +155,7 @@ def test_shuffle_mask_naming_exited_lanes():
         if t >= n:
             return
         out[t] = cuda.shfl_xor_sync(0xFFFFFFFF, t, 1)
+
     with pytest.raises(errors.WarpMaskError, match="exited"):
         run(k, 1, 32, np.zeros(32), 20)
 
@@ -158,6 +166,7 @@ def test_activemask_makes_partial_shuffle_legal():
         t = cuda.threadIdx.x
         if t < 16:
             out[t] = cuda.shfl_sync(cuda.activemask(), t, 0)
+
     out = np.full(32, -1.0)
     run(k, 1, 32, out)
     assert (out[:16] == 0).all() and (out[16:] == -1).all()
@@ -169,6 +178,7 @@ def test_infinite_loop_is_stopped_quickly():
         i = 0
         while i < 10:
             out[0] = i
+
     t0 = time.perf_counter()
     with pytest.raises(errors.StepBudgetExceeded, match="infinite loop"):
         run(k, 1, 32, np.zeros(1))
@@ -182,6 +192,7 @@ def test_step_budget_is_configurable():
         for j in range(n):
             s += j
         out[0] = s
+
     with pytest.raises(errors.StepBudgetExceeded):
         run(k, 1, 32, np.zeros(1, np.int64), 1000, max_steps=100)
     out = np.zeros(1, np.int64)
@@ -189,15 +200,18 @@ def test_step_budget_is_configurable():
     assert out[0] == 499500
 
 
-@pytest.mark.parametrize("grid,block,match", [
-    (1, 1025, "1024 threads per block"),
-    (1, (32, 33), "1024 threads per block"),
-    (1, (1, 1, 65), "limit of 64"),
-    ((1, 70000), 32, "65,535"),
-    (0, 32, "≥ 1"),
-    ((1, 2, 3, 4), 32, "1 to 3"),
-    (1.5, 32, "int"),
-])
+@pytest.mark.parametrize(
+    "grid,block,match",
+    [
+        (1, 1025, "1024 threads per block"),
+        (1, (32, 33), "1024 threads per block"),
+        (1, (1, 1, 65), "limit of 64"),
+        ((1, 70000), 32, "65,535"),
+        (0, 32, "≥ 1"),
+        ((1, 2, 3, 4), 32, "1 to 3"),
+        (1.5, 32, "int"),
+    ],
+)
 def test_launches_the_hardware_refuses(grid, block, match):
     with pytest.raises(errors.LaunchConfigError, match=match):
         run(unguarded, grid, block, np.zeros(10**5))
@@ -208,6 +222,7 @@ def test_static_shared_over_48kb():
     def k(out):
         sh = cuda.shared.array(12289, float32)
         sh[0] = 1
+
     with pytest.raises(errors.KernelError, match="48 KB"):
         run(k, 1, 32, np.zeros(1))
 
@@ -222,7 +237,9 @@ def test_code_numba_refuses_names_its_line():
     def k(out):
         i = cuda.grid(1)
         out[i] = out.no_such_attribute
-    with pytest.raises(errors.NotCompilable, match="line 224 .*\n.*no_such_attribute") as e:
+
+    line = k.py_func.__code__.co_firstlineno + 3  # the refused statement, in this file
+    with pytest.raises(errors.NotCompilable, match=f"line {line} .*\n.*no_such_attribute") as e:
         run(k, 1, 32, np.zeros(32))
     assert "Unknown attribute 'no_such_attribute'" in str(e.value)
 
@@ -230,6 +247,7 @@ def test_code_numba_refuses_names_its_line():
 def test_array_proxies_refuse_numpy_even_unchecked(monkeypatch):
     """Second line of defence: with numba's typing switched off, .data and methods still fail."""
     from gpulab.sim import typecheck
+
     monkeypatch.setattr(typecheck, "enabled", lambda: False)
 
     @cuda.jit
@@ -263,16 +281,19 @@ def test_session_stays_usable_after_errors():
 
 def test_non_constant_shared_shape_is_refused_as_numba_does():
     """numba rejects (TILE, TILE + 1) as a shape (seen on the H200); so must the simulator."""
+
     @cuda.jit
     def k(out):
         tile = cuda.shared.array((32, 32 + 1), float32)
         tile[0, 0] = 1
+
     with pytest.raises(errors.UnsupportedFeature, match="compile-time constant"):
         run(k, 1, 32, np.zeros(1))
 
 
 def test_shuffle_reading_an_inactive_lane_is_caught():
     """Reported by the chapter 08 author: the value read from an inactive lane is undefined."""
+
     @cuda.jit
     def k(x, out):
         i = cuda.grid(1)
@@ -280,21 +301,24 @@ def test_shuffle_reading_an_inactive_lane_is_caught():
         if cuda.laneid < 16:
             v = cuda.shfl_down_sync(cuda.activemask(), v, 8)
         out[i] = v
+
     with pytest.raises(errors.WarpMaskError, match="reads lane 16"):
         run(k, 1, 32, np.arange(32, dtype=np.int32), np.zeros(32, np.int32))
 
 
 def test_race_message_names_two_threads_of_different_warps():
     """Reported by the chapter 06 author: the message named the writer as its own reader."""
+
     @cuda.jit
     def k(out):
         sh = cuda.shared.array(64, float32)
         t = cuda.threadIdx.x
         sh[t] = t
         cuda.syncthreads()
-        v = sh[0] + sh[t] + 1      # element 0 is read by both warps
-        sh[0] = v                  # thread 0 (warp 0) writes it: warp 1 read it
+        v = sh[0] + sh[t] + 1  # element 0 is read by both warps
+        sh[0] = v  # thread 0 (warp 0) writes it: warp 1 read it
         out[t] = v
+
     with pytest.raises(errors.SharedMemoryRace) as e:
         run(k, 1, 64, np.zeros(64))
     msg = str(e.value)

@@ -1,5 +1,6 @@
 """Kernels and device functions with explicit signatures run on the simulator without a GPU
 (gpulab/sim/eager.py), with numba's typing of the declared types."""
+
 import os
 import subprocess
 import sys
@@ -7,7 +8,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from numba import cuda, float32, float64, int32, void
+from numba import cuda, float32, void
 
 import gpulab
 from gpulab import errors
@@ -73,12 +74,12 @@ def test_list_of_signatures_picks_the_matching_one():
 
 def test_arguments_that_do_not_match_the_signature_are_refused():
     with pytest.raises(errors.LaunchConfigError, match="No matching definition.*`x` is array"):
-        gpulab.launch(axpy_sig, 1, 32, np.zeros(32, np.float32), 1.0, np.zeros(32),
-                      np.zeros(32, np.float32))
+        gpulab.launch(axpy_sig, 1, 32, np.zeros(32, np.float32), 1.0, np.zeros(32), np.zeros(32, np.float32))
 
 
 def test_typing_errors_appear_at_definition_as_on_a_gpu():
     with pytest.raises(errors.NotCompilable, match="Unknown attribute 'data'"):
+
         @cuda.jit("void(float32[:])")
         def bad(out):
             out.data[0] = 1
@@ -86,6 +87,7 @@ def test_typing_errors_appear_at_definition_as_on_a_gpu():
 
 def test_device_function_signature_is_checked_at_definition():
     with pytest.raises(Exception, match="(?i)typing|no implementation|cannot"):
+
         @cuda.jit("float32(float32[:])", device=True)
         def bad_dev(a):
             return a.no_such_attribute
@@ -96,7 +98,7 @@ def test_kernels_must_return_void():
         cuda.jit("int32(int32[:])")(lambda a: 0)
 
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     import numpy as np
     from numba import cuda
     {before}
@@ -109,7 +111,7 @@ SCRIPT = textwrap.dedent('''
     out = np.zeros(8, np.float32)
     gpulab.launch(k, 1, 8, out, 1.5)
     print("sum", out.sum())
-''')
+""")
 
 
 def _run(tmp_path, before, after):
@@ -117,8 +119,7 @@ def _run(tmp_path, before, after):
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     script = tmp_path / "prog.py"
     script.write_text(SCRIPT.format(before=before, after=after))
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
 
 
 def test_fresh_process_import_gpulab_first(tmp_path):
@@ -135,7 +136,7 @@ def test_fresh_process_signature_before_import_is_numbas_error(tmp_path):
 
 @cuda.jit("float32(float32)", device=True)
 def third32(v):
-    return v / 3.0                     # float64 arithmetic, then the declared float32 result
+    return v / 3.0  # float64 arithmetic, then the declared float32 result
 
 
 @cuda.jit
@@ -153,7 +154,8 @@ def test_device_function_signature_converts_arguments_and_result():
 
 def test_import_after_a_signature_failure_says_what_to_do(tmp_path):
     script = tmp_path / "session.py"
-    script.write_text(textwrap.dedent('''
+    script.write_text(
+        textwrap.dedent("""
         import sys
         from numba import cuda
         try:
@@ -163,10 +165,10 @@ def test_import_after_a_signature_failure_says_what_to_do(tmp_path):
         except Exception as exc:        # what an interactive session keeps as sys.last_value
             sys.last_value = exc
         import gpulab
-    '''))
+    """)
+    )
     env = dict(os.environ, GPULAB_QUIET="1")
     env.pop("NUMBA_ENABLE_CUDASIM", None)
-    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                         timeout=120)
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
     assert res.returncode == 0, res.stderr
     assert "CudaSupportError" in res.stderr and "`import gpulab` before defining" in res.stderr

@@ -1,4 +1,5 @@
 """The kernel language the book uses runs on gpulab's simulator with numba's semantics."""
+
 import math
 
 import numpy as np
@@ -152,7 +153,7 @@ def test_dynamic_shared_memory_reverses_each_block():
 @cuda.jit
 def votes(out):
     t = cuda.threadIdx.x
-    c = cuda.syncthreads_count(int(t % 3 == 0))    # numba's predicate is an int, not a bool
+    c = cuda.syncthreads_count(int(t % 3 == 0))  # numba's predicate is an int, not a bool
     a = cuda.syncthreads_and(int(t < 1000))
     o = cuda.syncthreads_or(int(t == 5))
     out[t, 0] = c
@@ -222,10 +223,10 @@ def test_atomics_under_contention_return_distinct_old_values():
     hist = np.zeros(5, np.int64)
     olds = np.zeros(n, np.int64)
     run(atomics, 3, 128, counters, hist, olds, keys)
-    assert sorted(olds.tolist()) == list(range(n))        # each thread saw a distinct old value
+    assert sorted(olds.tolist()) == list(range(n))  # each thread saw a distinct old value
     assert counters[0] == n and counters[1] == n - 1 and counters[2] == 0
     assert counters[3] == -2 * n and 0 <= counters[4] < n
-    assert counters[5] == n                                # cas chain 0->1->...->n
+    assert counters[5] == n  # cas chain 0->1->...->n
     assert np.array_equal(hist, np.bincount(keys, minlength=5))
 
 
@@ -233,8 +234,8 @@ def test_atomics_under_contention_return_distinct_old_values():
 def typed(out32, out64, a):
     i = cuda.grid(1)
     x = a[i]
-    out32[i] = x * x                 # float32 * float32 stays float32
-    out64[i] = x * 0.1               # a float literal is float64 in numba
+    out32[i] = x * x  # float32 * float32 stays float32
+    out64[i] = x * 0.1  # a float literal is float64 in numba
     s = 0.0
     s += x
 
@@ -243,7 +244,7 @@ def test_float32_stays_float32_and_literals_are_float64():
     a = (np.arange(32, dtype=np.float32) + np.float32(0.1)).astype(np.float32)
     o32, o64 = np.zeros(32, np.float64), np.zeros(32, np.float64)
     run(typed, 1, 32, o32, o64, a)
-    assert np.array_equal(o32, (a * a).astype(np.float64))           # rounded to float32
+    assert np.array_equal(o32, (a * a).astype(np.float64))  # rounded to float32
     assert np.array_equal(o64, a.astype(np.float64) * 0.1)
 
 
@@ -309,6 +310,7 @@ def test_scalars_pass_by_value_and_arrays_update_in_place():
         if i < n:
             a[i] = a[i] * f
         f = 0.0
+
     a = np.arange(10, dtype=np.float64)
     f = 3.0
     run(scale, 1, 32, a, f, 10)
@@ -319,6 +321,7 @@ def test_blocks_partial_warp_lanes_never_run():
     @cuda.jit
     def count(c):
         cuda.atomic.add(c, 0, 1)
+
     c = np.zeros(1, np.int64)
     rep = run(count, 3, 40, c)
     assert c[0] == 120
@@ -330,8 +333,7 @@ def test_gpu_backend_without_gpu_says_so():
     if gpulab.gpu_available():
         pytest.skip("a GPU is present")
     with pytest.raises(gpulab.errors.BackendUnavailable, match="backend='sim'"):
-        gpulab.launch(half, 1, 32, np.zeros(32, np.float16), np.zeros(32, np.float16),
-                      backend="gpu")
+        gpulab.launch(half, 1, 32, np.zeros(32, np.float16), np.zeros(32, np.float16), backend="gpu")
 
 
 def test_auto_picks_sim_without_gpu():
@@ -347,6 +349,7 @@ def test_print_one_line_per_active_thread(capsys):
         i = cuda.grid(1)
         if i < n:
             print("thread", i)
+
     run(k, 1, 32, 3)
     assert capsys.readouterr().out.splitlines() == ["thread 0", "thread 1", "thread 2"]
 

@@ -1,8 +1,9 @@
 """Races on global memory between blocks of one launch are detected (gpulab/sim/globalrace.py):
 the simulator runs blocks in lockstep, so it must not let an order-dependent kernel pass."""
+
 import numpy as np
 import pytest
-from numba import cuda, float32
+from numba import cuda
 
 import gpulab
 from gpulab import errors
@@ -16,7 +17,7 @@ def run(kernel, grid, block, *args, **kw):
 def zero_then_accumulate(total, x):
     i = cuda.grid(1)
     if i == 0:
-        total[0] = 0.0                 # races with the other blocks' atomics
+        total[0] = 0.0  # races with the other blocks' atomics
     cuda.atomic.add(total, 0, x[i])
 
 
@@ -30,7 +31,7 @@ def accumulate(total, x):
 def shift_in_place(a):
     i = cuda.grid(1)
     if i + 1 < a.shape[0]:
-        v = a[i + 1]                   # element 64 is read by block 1... and written by block 2
+        v = a[i + 1]  # element 64 is read by block 1... and written by block 2
         a[i] = v * 2
 
 
@@ -111,8 +112,7 @@ def test_fence_then_flag_publishes_a_blocks_result():
 
 def test_reading_another_blocks_result_without_a_fence_races():
     with pytest.raises(errors.GlobalMemoryRace, match="`partial\\[0\\]`"):
-        run(read_neighbour_result_without_fence, 3, 32, np.zeros(3, np.float32),
-            np.zeros(3, np.float32))
+        run(read_neighbour_result_without_fence, 3, 32, np.zeros(3, np.float32), np.zeros(3, np.float32))
 
 
 def test_one_block_has_nobody_to_race():

@@ -1,4 +1,5 @@
 """Report.intrinsics counts warp-level executions of each cuda.* call (graders rely on it)."""
+
 import numpy as np
 from numba import cuda
 
@@ -30,7 +31,7 @@ def warp_sum_lane0_loop(a, out):
 @cuda.jit
 def mixed(a, out):
     i = cuda.grid(1)
-    if i < 40:                               # two warps of block 0 (lanes 0-31 and 32-39)
+    if i < 40:  # two warps of block 0 (lanes 0-31 and 32-39)
         b = cuda.ballot_sync(cuda.activemask(), a[i] > 0)
         out[i] = cuda.shfl_xor_sync(cuda.activemask(), b, 1)
     cuda.syncthreads()
@@ -60,7 +61,7 @@ def test_partial_masks_count_warps_with_an_active_lane():
     a = np.arange(-5, 123, dtype=np.int32)
     out = np.zeros(128, np.uint32)
     rep = gpulab.launch(mixed, 2, 64, a, out, backend="sim")
-    assert rep.intrinsics["ballot_sync"] == 2         # warps 0 and 1 of block 0 only
-    assert rep.intrinsics["activemask"] == 4          # called twice by each of those warps
+    assert rep.intrinsics["ballot_sync"] == 2  # warps 0 and 1 of block 0 only
+    assert rep.intrinsics["activemask"] == 4  # called twice by each of those warps
     assert rep.intrinsics["shfl_xor_sync"] == 2
-    assert rep.intrinsics["syncthreads"] == 4         # every warp of both blocks
+    assert rep.intrinsics["syncthreads"] == 4  # every warp of both blocks

@@ -1,5 +1,6 @@
 """A runaway kernel stops within 5 s by default (2 cores), with an error naming the loop's line;
 legitimate launches (the longest in the chapters takes well under a second) are not stopped."""
+
 import time
 
 import numpy as np
@@ -48,12 +49,15 @@ def wide_runaway(out):
     out[i] = x
 
 
-@pytest.mark.parametrize("kernel,args,grid,block,loop_offset", [
-    (forgot_increment, (np.zeros(1),), 1, 32, 3),             # co_firstlineno: the decorator
-    (empty_body, (np.zeros(32), 1), 1, 32, 3),
-    (inner_loop_fine_outer_forever, (np.zeros(32), 1), 1, 32, 4),
-    (wide_runaway, (np.zeros(2**16),), 256, 256, 4),
-])
+@pytest.mark.parametrize(
+    "kernel,args,grid,block,loop_offset",
+    [
+        (forgot_increment, (np.zeros(1),), 1, 32, 3),  # co_firstlineno: the decorator
+        (empty_body, (np.zeros(32), 1), 1, 32, 3),
+        (inner_loop_fine_outer_forever, (np.zeros(32), 1), 1, 32, 4),
+        (wide_runaway, (np.zeros(2**16),), 256, 256, 4),
+    ],
+)
 def test_runaway_loop_stops_within_5s_naming_the_loop(kernel, args, grid, block, loop_offset):
     t0 = time.perf_counter()
     with pytest.raises(errors.StepBudgetExceeded) as e:
@@ -68,6 +72,7 @@ def test_default_budget_is_far_above_the_longest_chapter_launch():
     """Chapters' longest simulated launch was 0.6 s of simulation on this 2-core machine
     (GPULAB_LAUNCH_LOG over chapters 02-10 and the homework); the default leaves 6x."""
     import inspect
+
     default = inspect.signature(gpulab.launch).parameters["timeout_s"].default
     assert 3.0 <= default <= 4.5
 
@@ -82,6 +87,7 @@ def test_a_long_legitimate_loop_is_not_stopped():
             acc += k % 7
             k += 1
         out[i] = acc
+
     out = np.zeros(64, np.int64)
     run(long_loop, 1, 64, out, 5000)
     assert out[0] == sum(k % 7 for k in range(5000))

@@ -1,4 +1,5 @@
 """Small semantics the simulator must share with numba.cuda (issue 14, item 17)."""
+
 import numpy as np
 import pytest
 from numba import cuda
@@ -32,8 +33,9 @@ def test_nanmax_and_nanmin_ignore_nan():
 
 def test_atomic_max_keeps_a_nan_already_in_memory():
     out = np.array([np.nan, 0, 0, 0], np.float32)
-    gpulab.launch(nan_extrema, 1, 32, np.array([np.nan] * 4, np.float32), np.ones(3, np.float32),
-                  backend="sim")
+    gpulab.launch(
+        nan_extrema, 1, 32, np.array([np.nan] * 4, np.float32), np.ones(3, np.float32), backend="sim"
+    )
     res = np.array([np.nan, np.nan, np.nan, np.nan], np.float32)
     gpulab.launch(nan_extrema, 1, 32, res, np.array([1, 5, 2], np.float32), backend="sim")
     assert res[0] == 5 and res[1] == 1 and np.isnan(res[2]) and np.isnan(res[3])

@@ -1,6 +1,7 @@
 """Shared memory starts undefined: reading an element no thread of the block wrote is an error
 naming the line, the thread and the element (as compute-sanitizer initcheck does for global
 memory); the usual write → barrier → read patterns stay fine."""
+
 import numpy as np
 import pytest
 from numba import cuda, float32, float64, int32
@@ -17,7 +18,7 @@ def run(kernel, grid, block, *args, **kw):
 def reads_neighbour_never_written(out):
     sh = cuda.shared.array(64, float32)
     t = cuda.threadIdx.x
-    sh[t] = t                        # 32 threads write sh[0..31] only
+    sh[t] = t  # 32 threads write sh[0..31] only
     cuda.syncthreads()
     out[t] = sh[t + 32]
 
@@ -26,7 +27,7 @@ def reads_neighbour_never_written(out):
 def sum_of_unzeroed_tile(out, a):
     acc = cuda.shared.array(1, float32)
     t = cuda.threadIdx.x
-    cuda.atomic.add(acc, 0, a[t])    # nobody zeroed acc[0]
+    cuda.atomic.add(acc, 0, a[t])  # nobody zeroed acc[0]
     cuda.syncthreads()
     if t == 0:
         out[0] = acc[0]
@@ -60,10 +61,10 @@ def dynamic_aliasing(out):
     f = cuda.shared.array(0, float64)
     half = cuda.shared.array(0, float32)
     t = cuda.threadIdx.x
-    f[t] = 1.0                           # writes bytes 8t .. 8t+7
+    f[t] = 1.0  # writes bytes 8t .. 8t+7
     cuda.syncthreads()
-    out[t] = half[2 * t] + half[2 * t + 1]    # the same bytes, through the float32 view
-    out[t] = half[2 * t + 64]            # bytes 8t + 256...: never written
+    out[t] = half[2 * t] + half[2 * t + 1]  # the same bytes, through the float32 view
+    out[t] = half[2 * t + 64]  # bytes 8t + 256...: never written
 
 
 def test_reading_an_element_nobody_wrote_names_line_thread_and_element():
@@ -83,6 +84,7 @@ def test_every_block_must_write_its_own_copy():
             sh[t] = 1.0
         cuda.syncthreads()
         out[cuda.grid(1)] = sh[t]
+
     with pytest.raises(errors.UninitializedRead, match="block \\(1, 0, 0\\)"):
         run(only_block0_writes, 2, 32, np.zeros(64))
 

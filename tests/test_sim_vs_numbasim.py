@@ -1,4 +1,5 @@
 """Random small kernels give the same results on gpulab's simulator and on Numba's."""
+
 import importlib.util
 import os
 import subprocess
@@ -22,16 +23,19 @@ def expr(depth):
     sub = expr(depth - 1)
     binop = st.tuples(sub, st.sampled_from(["+", "-", "*"]), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
     modop = st.tuples(sub, st.sampled_from(["%", "//"]), st.sampled_from(["3", "5", "8"])).map(
-        lambda t: f"({t[0]} {t[1]} {t[2]})")
+        lambda t: f"({t[0]} {t[1]} {t[2]})"
+    )
     call = st.tuples(st.sampled_from(["min", "max"]), sub, sub).map(lambda t: f"{t[0]}({t[1]}, {t[2]})")
     return st.one_of(leaf, binop, modop, call)
 
 
 def cond(depth):
     cmp = st.tuples(expr(depth), st.sampled_from(["<", ">", "==", "!=", "<=", ">="]), expr(depth)).map(
-        lambda t: f"{t[0]} {t[1]} {t[2]}")
-    return st.one_of(cmp, st.tuples(cmp, st.sampled_from(["and", "or"]), cmp).map(
-        lambda t: f"({t[0]}) {t[1]} ({t[2]})"))
+        lambda t: f"{t[0]} {t[1]} {t[2]}"
+    )
+    return st.one_of(
+        cmp, st.tuples(cmp, st.sampled_from(["and", "or"]), cmp).map(lambda t: f"({t[0]}) {t[1]} ({t[2]})")
+    )
 
 
 def stmt(depth):
@@ -41,11 +45,14 @@ def stmt(depth):
         return st.one_of(assign, aug)
     body = st.lists(stmt(depth - 1), min_size=1, max_size=2)
     ifelse = st.tuples(cond(1), body, body).map(
-        lambda t: "if " + t[0] + ":\n" + _ind(t[1]) + "\nelse:\n" + _ind(t[2]))
+        lambda t: "if " + t[0] + ":\n" + _ind(t[1]) + "\nelse:\n" + _ind(t[2])
+    )
     loop = st.tuples(st.sampled_from(["i % 5", "3", "b[i] % 4", "n % 3"]), body).map(
-        lambda t: f"for k in range({t[0]}):\n" + _ind(t[1] + ["acc += k"]))
+        lambda t: f"for k in range({t[0]}):\n" + _ind(t[1] + ["acc += k"])
+    )
     brk = st.tuples(st.sampled_from(["i % 6", "4"]), cond(0), body).map(
-        lambda t: f"for k in range({t[0]}):\n" + _ind([f"if {t[1]}:\n    break"] + t[2]))
+        lambda t: f"for k in range({t[0]}):\n" + _ind([f"if {t[1]}:\n    break"] + t[2])
+    )
     return st.one_of(assign, aug, ifelse, loop, brk)
 
 
@@ -55,9 +62,11 @@ def _ind(lines):
 
 def make_kernel(tmp_path, body, counter=[0]):
     counter[0] += 1
-    src = ("from numba import cuda\n\n@cuda.jit\ndef k(out, a, b, n):\n"
-           "    i = cuda.grid(1)\n    if i >= out.shape[0]:\n        return\n"
-           "    acc = 0\n    tmp = 1\n" + _ind(body) + "\n    out[i] = acc + tmp\n")
+    src = (
+        "from numba import cuda\n\n@cuda.jit\ndef k(out, a, b, n):\n"
+        "    i = cuda.grid(1)\n    if i >= out.shape[0]:\n        return\n"
+        "    acc = 0\n    tmp = 1\n" + _ind(body) + "\n    out[i] = acc + tmp\n"
+    )
     path = tmp_path / f"rk{counter[0]}.py"
     path.write_text(src)
     spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -67,8 +76,7 @@ def make_kernel(tmp_path, body, counter=[0]):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(body=st.lists(stmt(2), min_size=1, max_size=4),
-       seed=st.integers(0, 2**16), n=st.integers(1, 70))
+@given(body=st.lists(stmt(2), min_size=1, max_size=4), seed=st.integers(0, 2**16), n=st.integers(1, 70))
 def test_random_kernels_agree(tmp_path, body, seed, n):
     kernel, src = make_kernel(tmp_path, body)
     rng = np.random.default_rng(seed)
@@ -122,7 +130,6 @@ def test_works_with_numba_cudasim_enabled(tmp_path):
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     script = tmp_path / "cudasim_kernel.py"
     script.write_text(code)
-    res = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
-                         timeout=120)
+    res = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert "backend sim" in res.stdout

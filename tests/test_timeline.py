@@ -1,7 +1,9 @@
 """Tests for gpulab.timeline (the recorder) and gpulab.plots.timeline (the figure)."""
+
 import time
 
 import matplotlib
+
 matplotlib.use("Agg")
 import pytest
 
@@ -11,8 +13,10 @@ from gpulab.plots.timeline import draw
 
 class FakeClock:
     """A clock the test advances by hand, so intervals are exact."""
+
     def __init__(self):
         self.t = 100.0
+
     def __call__(self):
         return self.t
 
@@ -20,10 +24,12 @@ class FakeClock:
 def make(**kw):
     clock = FakeClock()
     calls = []
+
     def launcher(kernel, grid, block, *args, **kwargs):
         calls.append((kernel, grid, block, args))
-        clock.t += 0.004          # the "kernel" takes 4 ms of host time
+        clock.t += 0.004  # the "kernel" takes 4 ms of host time
         return "report"
+
     tl = Timeline(backend="sim", launcher=launcher, clock=clock, **kw)
     return tl, clock, calls
 
@@ -41,7 +47,7 @@ def test_host_and_sim_launch_intervals_exact():
     s = tl.summary()
     assert s["total_s"] == pytest.approx(0.030)
     assert s["kernel_busy_s"] == pytest.approx(0.012)
-    assert s["host_busy_s"] == pytest.approx(0.030)       # the simulator runs on the host
+    assert s["host_busy_s"] == pytest.approx(0.030)  # the simulator runs on the host
     assert s["kernel_share"] == pytest.approx(0.4)
     gaps = tl.gaps("kernel")
     assert len(gaps) == 3 and sum(e - s for s, e in gaps) == pytest.approx(0.018)
@@ -50,7 +56,7 @@ def test_host_and_sim_launch_intervals_exact():
 def test_gaps_and_busy_merge_overlaps():
     tl, _, _ = make()
     tl.add("kernel", "a", 0.0, 2.0)
-    tl.add("kernel", "b", 1.0, 3.0)       # overlaps a
+    tl.add("kernel", "b", 1.0, 3.0)  # overlaps a
     tl.add("kernel", "c", 5.0, 6.0)
     tl.add("host", "h", 0.0, 8.0)
     assert tl.busy("kernel") == pytest.approx(4.0)
@@ -77,7 +83,7 @@ def test_draw_lanes_and_gap_shading():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["host", "kernel"]
     # host bars + kernel bars + one collection of red gaps
     assert len(ax.collections) == 3
-    assert "busy 40%" in ax.get_title()   # kernel idle 6 of 10 ms
+    assert "busy 40%" in ax.get_title()  # kernel idle 6 of 10 ms
     matplotlib.pyplot.close("all")
 
 
@@ -111,6 +117,7 @@ def test_gpu_events_place_kernels_after_their_launch():
 
 def test_median_time_and_records_roundtrip(tmp_path, monkeypatch):
     from gpulab.timeline import median_time, load_result, from_records
+
     calls = []
     assert median_time(lambda: calls.append(1), repeat=3, warmup=2) >= 0 and len(calls) == 5
     tl, clock, _ = make()
@@ -120,6 +127,7 @@ def test_median_time_and_records_roundtrip(tmp_path, monkeypatch):
     tl2 = from_records([vars(i) for i in tl.intervals])
     assert tl2.summary() == tl.summary()
     import json
+
     (tmp_path / "x_test.json").write_text(json.dumps({"v": 3}))
     monkeypatch.setenv("GPULAB_RESULTS", str(tmp_path))
     assert load_result("x_test") == {"v": 3}

@@ -1,5 +1,6 @@
 """Tests for chapter 08: warp kernels on the simulator, the seed's bugs, the shuffle model and plot,
 the exercise checks (they must fail wrong kernels, with the reason) and the widget."""
+
 import math
 import types
 
@@ -31,6 +32,7 @@ def ints(rng, n):
 
 
 # ---- the shuffle rule and the coefficient model ---------------------------------------------
+
 
 @given(st.integers(0, 31))
 def test_xor_is_an_involution_and_a_permutation(m):
@@ -67,6 +69,7 @@ def test_numba_has_no_width_argument_so_the_simulator_refuses_it():
     """CUDA C++'s __shfl_xor_sync takes a width; numba-cuda 0.30's shfl_xor_sync does not, and
     the simulator runs only what numba compiles (gpulab/sim/typecheck.py)."""
     from gpulab.errors import NotCompilable
+
     x = np.arange(32, dtype=np.int32) * 10
     with pytest.raises(NotCompilable, match="shfl_xor_sync"):
         sim(_xor_width16, 1, 32, x, np.zeros(32, np.int32))
@@ -100,6 +103,7 @@ def test_inactive_lanes_keep_their_value():
 
 
 # ---- the kernels, on the simulator ----------------------------------------------------------
+
 
 @settings(max_examples=12, deadline=None)
 @given(n=st.integers(1, 700), block=st.sampled_from([32, 64, 96, 128, 256]), seed=st.integers(0, 99))
@@ -181,7 +185,7 @@ def test_block_scan_matches_numpy_with_two_barriers(n, block, seed):
     grid = math.ceil(n / block)
     out = np.full(n, np.nan, np.float32)
     rep = sim(wk.block_scan, grid, block, x, out)
-    want = np.concatenate([np.cumsum(x[b:b + block]) for b in range(0, n, block)])
+    want = np.concatenate([np.cumsum(x[b : b + block]) for b in range(0, n, block)])
     assert np.array_equal(out, want)
     assert rep.barriers == 2
 
@@ -205,7 +209,7 @@ def test_compaction_keeps_order_inside_a_warp():
     out = np.zeros(32, np.float32)
     count = np.zeros(1, np.int32)
     sim(wk.compact_positive, 1, 32, x, out, count)
-    assert np.array_equal(out[:count[0]], x[x > 0])
+    assert np.array_equal(out[: count[0]], x[x > 0])
 
 
 @pytest.mark.parametrize("grid,block", [(1, 32), (3, 128), (8, 256)])
@@ -222,6 +226,7 @@ def test_device_sum_streams_any_length(grid, block):
 
 
 # ---- seed 000's bugs, caught -----------------------------------------------------------------
+
 
 def test_article_reduction_barrier_inside_first_lane_branch_is_caught():
     x = np.ones(256, np.float32)
@@ -253,8 +258,11 @@ def test_article_prefix_sum_fixed_is_an_exclusive_scan_with_three_barriers():
 
 # ---- the simulator's shuffle trace agrees with CUDA's rule --------------------------------------
 
-@pytest.mark.parametrize("kind,offsets", [("down", [16, 8, 4, 2, 1]), ("xor", [1, 2, 4, 8, 16]),
-                                          ("up", [1, 2, 4]), ("idx", [0, 5, 31])])
+
+@pytest.mark.parametrize(
+    "kind,offsets",
+    [("down", [16, 8, 4, 2, 1]), ("xor", [1, 2, 4, 8, 16]), ("up", [1, 2, 4]), ("idx", [0, 5, 31])],
+)
 def test_trace_matches_rule_and_values_match_model(kind, offsets):
     x = (np.arange(32) * 3 + 1).astype(np.float32)
     out, rep = cw.run_shuffle_loop(kind, offsets, x=x, trace=True)
@@ -274,11 +282,12 @@ def test_plot_draws_one_arrow_per_lane_that_moves(kind, arrows):
 
     ax = sh.draw_shuffles(sh.steps_from_rule(kind, [16, 8, 4, 2, 1]))
     assert len(ax.get_xticks()) == 6
-    assert len(ax.texts) == arrows          # one annotation arrow per lane reading another lane
+    assert len(ax.texts) == arrows  # one annotation arrow per lane reading another lane
     plt.close(ax.figure)
 
 
 # ---- the exercise checks must reject wrong kernels, for the right reason --------------------------
+
 
 @cuda.jit
 def _good_sum(x, out):
@@ -374,11 +383,14 @@ def test_check_warp_reduce_passes_a_correct_kernel_and_the_library_one():
     assert cw.check_warp_reduce(wk.warp_sum_down).passed
 
 
-@pytest.mark.parametrize("kernel,reason", [
-    (_early_return_sum, "WarpMaskError"),
-    (_missing_step_sum, "wrong at out["),   # which warp shows it depends on the random input
-    (_shared_memory_sum, "syncthreads"),
-])
+@pytest.mark.parametrize(
+    "kernel,reason",
+    [
+        (_early_return_sum, "WarpMaskError"),
+        (_missing_step_sum, "wrong at out["),  # which warp shows it depends on the random input
+        (_shared_memory_sum, "syncthreads"),
+    ],
+)
 def test_check_warp_reduce_rejects_with_the_reason(kernel, reason):
     res = cw.check_warp_reduce(kernel)
     assert not res.passed
@@ -415,6 +427,7 @@ def test_barriers_per_block_accepts_int_or_sequence():
 
 # ---- the widget writes its answer into the namespace ---------------------------------------------
 
+
 def test_widget_writes_answer_and_checks_it():
     from gpulab.widgets import warp as ww
 
@@ -433,7 +446,6 @@ def test_widget_writes_answer_and_checks_it():
     assert "offsets" in w.status.value and ns["answer"]["offsets"] == [16, 8, 4, 2, 1, 1]
     with pytest.raises(ValueError):
         ww.parse_offsets("40")
-
 
 
 def _widget_tree(w):
@@ -457,7 +469,7 @@ def test_widget_draws_into_an_image_not_an_output_area():
     assert isinstance(w.plot, W.Image) and first[:8] == b"\x89PNG\r\n\x1a\n"
     w.kind.value = "xor"
     assert w.plot.value[:4] == b"\x89PNG" and w.plot.value != first
-    w.offsets.value = "nonsense"                 # a bad entry keeps the last figure
+    w.offsets.value = "nonsense"  # a bad entry keeps the last figure
     assert w.plot.value[:4] == b"\x89PNG"
 
 
@@ -466,21 +478,31 @@ def test_in_flight_is_littles_law_on_the_recorded_configuration():
     (mean), for the per-block kernels at the largest size and the fastest grid-stride run."""
     from gpulab.plots import reduction_bench as rb
 
-    red = {"environment": {"sm_count": 100},
-           "block_sums": [{"n": 2 ** 20, "grid": 4096, "block": 256, "tree": {"GBps": 500.0},
-                           "shuffle": {"GBps": 800.0}},
-                          {"n": 2 ** 10, "grid": 4, "block": 256, "tree": {"GBps": 1.0},
-                           "shuffle": {"GBps": 1.0}}],
-           "device_sum": {"best": {"kernel": "grid-stride, 4 x 8-byte loads in flight",
-                                   "grid": 400, "block": 512, "GBps": 4000.0}}}
-    lat = {"environment": {"l2_bytes": 2 ** 20}, "max_sm_clock_GHz": 2.0,
-           "global": [{"working_set_bytes": 2 ** 30, "ns": 400.0},
-                      {"working_set_bytes": 2 ** 31, "ns": 400.0}]}
+    red = {
+        "environment": {"sm_count": 100},
+        "block_sums": [
+            {"n": 2**20, "grid": 4096, "block": 256, "tree": {"GBps": 500.0}, "shuffle": {"GBps": 800.0}},
+            {"n": 2**10, "grid": 4, "block": 256, "tree": {"GBps": 1.0}, "shuffle": {"GBps": 1.0}},
+        ],
+        "device_sum": {
+            "best": {
+                "kernel": "grid-stride, 4 x 8-byte loads in flight",
+                "grid": 400,
+                "block": 512,
+                "GBps": 4000.0,
+            }
+        },
+    }
+    lat = {
+        "environment": {"l2_bytes": 2**20},
+        "max_sm_clock_GHz": 2.0,
+        "global": [{"working_set_bytes": 2**30, "ns": 400.0}, {"working_set_bytes": 2**31, "ns": 400.0}],
+    }
     f = rb.in_flight(red, lat)
-    assert f["latency_ns"] == 400.0 and f["n"] == 2 ** 20
+    assert f["latency_ns"] == 400.0 and f["n"] == 2**20
     sh_, gs = f["shuffle"], f["grid_stride"]
     assert sh_["resident_threads"] == 2048 and sh_["max_in_flight"] == 2048 * 4
-    assert sh_["ceiling_GBps"] == pytest.approx(8192 * 100 / 400)        # B/ns = GB/s
+    assert sh_["ceiling_GBps"] == pytest.approx(8192 * 100 / 400)  # B/ns = GB/s
     assert sh_["mean_in_flight"] == pytest.approx(800e9 * 400e-9 / 100)
     assert f["per_block_fill"] == pytest.approx(3200 / 8192)
     # 400 blocks on 100 SMs: 4 fit by the warp limit, but only 4 are launched per SM
@@ -495,7 +517,9 @@ def test_in_flight_is_littles_law_on_the_recorded_configuration():
     with pytest.raises(ValueError, match="grid-stride"):
         rb.kernel_of("device_sum, one element per thread")
 
+
 # ---- every kernel compiles for a real GPU's target (typing + lowering, no GPU needed) -----------
+
 
 def test_kernels_type_check_for_the_cuda_target(monkeypatch):
     from numba import types as nt
@@ -505,14 +529,21 @@ def test_kernels_type_check_for_the_cuda_target(monkeypatch):
         from numba.cuda.compiler import compile_cuda
     except Exception as e:  # pragma: no cover - numba-cuda internals moved
         pytest.skip(f"numba-cuda internals not available: {e}")
-    monkeypatch.setattr(dispatcher, "get_current_device",
-                        lambda: types.SimpleNamespace(compute_capability=(9, 0)))
+    monkeypatch.setattr(
+        dispatcher, "get_current_device", lambda: types.SimpleNamespace(compute_capability=(9, 0))
+    )
     f32, i32, c64 = nt.float32[::1], nt.int32[::1], nt.complex64[::1]
     sigs = {
-        "warp_sum_down": (f32, f32), "warp_allsum_xor": (f32, f32), "block_sum_tree": (f32, f32),
-        "block_sum_shfl": (f32, f32), "device_sum": (f32, f32), "device_sum_pairs": (c64, f32),
-        "warp_scan_kernel": (f32, f32, nt.int64), "block_scan": (f32, f32),
-        "compact_positive": (f32, f32, i32), "shuffle_loop": (f32, i32, nt.int64, f32),
+        "warp_sum_down": (f32, f32),
+        "warp_allsum_xor": (f32, f32),
+        "block_sum_tree": (f32, f32),
+        "block_sum_shfl": (f32, f32),
+        "device_sum": (f32, f32),
+        "device_sum_pairs": (c64, f32),
+        "warp_scan_kernel": (f32, f32, nt.int64),
+        "block_scan": (f32, f32),
+        "compact_positive": (f32, f32, i32),
+        "shuffle_loop": (f32, i32, nt.int64, f32),
         "article_scan_fixed": (f32, f32),
     }
     for name, sig in sigs.items():
@@ -523,6 +554,7 @@ def test_kernels_type_check_for_the_cuda_target(monkeypatch):
 
 # ---- the GPU benchmark: skips cleanly here; its results file is read back by the chapter -------
 
+
 def test_benchmark_skips_without_a_gpu(tmp_path):
     import subprocess
     import sys
@@ -532,8 +564,12 @@ def test_benchmark_skips_without_a_gpu(tmp_path):
         pytest.skip("a GPU is present: run benchmarks/reduction.py directly")
     root = Path(__file__).resolve().parents[1]
     target = tmp_path / "reduction.json"
-    proc = subprocess.run([sys.executable, str(root / "benchmarks" / "reduction.py"), "--out",
-                           str(target)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "reduction.py"), "--out", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "SKIP" in proc.stdout and not target.exists()
 
@@ -544,21 +580,42 @@ def test_results_reader_summarises_what_the_benchmark_writes(tmp_path):
     from gpulab.plots import reduction_bench as rb
 
     assert "No GPU measurements" in rb.summary(None) and rb.plot(None) is None
-    row = lambda n, t, s: {"n": n, "bytes": 4 * n, "block": 256, "grid": n // 256,  # noqa: E731
-                           "tree": {"ms": 1, "GBps": t, "rel_err": 0},
-                           "shuffle": {"ms": 1, "GBps": s, "rel_err": 0}, "shuffle_over_tree": s / t}
-    best = {"kernel": "grid-stride", "grid": 528, "block": 512, "ms": 0.25, "GBps": 4200.0,
-            "rel_err": 1e-7}
-    res = {"environment": {"gpu": "Test GPU", "when_utc": "2026-01-01T00:00:00Z",
-                           "nvidia_smi": "999.1", "numba-cuda": "0.30.4"},
-           "block_sums": [row(2 ** 16, 100.0, 150.0), row(2 ** 18, 400.0, 500.0)],
-           "method": "test"}
+    row = lambda n, t, s: {
+        "n": n,
+        "bytes": 4 * n,
+        "block": 256,
+        "grid": n // 256,  # noqa: E731
+        "tree": {"ms": 1, "GBps": t, "rel_err": 0},
+        "shuffle": {"ms": 1, "GBps": s, "rel_err": 0},
+        "shuffle_over_tree": s / t,
+    }
+    best = {"kernel": "grid-stride", "grid": 528, "block": 512, "ms": 0.25, "GBps": 4200.0, "rel_err": 1e-7}
+    res = {
+        "environment": {
+            "gpu": "Test GPU",
+            "when_utc": "2026-01-01T00:00:00Z",
+            "nvidia_smi": "999.1",
+            "numba-cuda": "0.30.4",
+        },
+        "block_sums": [row(2**16, 100.0, 150.0), row(2**18, 400.0, 500.0)],
+        "method": "test",
+    }
     res["block_sums"][0]["tree"]["launch_bound"] = True
-    res.update({
-           "device_sum": {"n": 2 ** 28, "bytes": 2 ** 30, "best": best, "runs": [best],
-                          "libraries": {"cupy": {"version": "13", "GBps": 4500.0},
-                                        "torch": {"error": "ModuleNotFoundError"}},
-                          "best_over_cupy": 4200 / 4500}})
+    res.update(
+        {
+            "device_sum": {
+                "n": 2**28,
+                "bytes": 2**30,
+                "best": best,
+                "runs": [best],
+                "libraries": {
+                    "cupy": {"version": "13", "GBps": 4500.0},
+                    "torch": {"error": "ModuleNotFoundError"},
+                },
+                "best_over_cupy": 4200 / 4500,
+            }
+        }
+    )
     p = tmp_path / "reduction.json"
     p.write_text(json.dumps(res))
     text = rb.summary(rb.load(p))
@@ -597,14 +654,20 @@ def test_benchmark_logic_runs_end_to_end_on_the_simulator(monkeypatch, tmp_path)
             pass
 
     fake = types.SimpleNamespace(
-        is_available=lambda: True, gpus=[0], synchronize=lambda: None, event=Event,
+        is_available=lambda: True,
+        gpus=[0],
+        synchronize=lambda: None,
+        event=Event,
         event_elapsed_time=lambda a, b: 1.0,
         to_device=lambda h: np.array(h).view(Dev),
         device_array=lambda n, dt: np.zeros(n, dt).view(Dev),
-        get_current_device=lambda: types.SimpleNamespace(name=b"simulated", MULTIPROCESSOR_COUNT=2,
-                                                         compute_capability=(9, 0)),
-        cudadrv=types.SimpleNamespace(driver=types.SimpleNamespace(
-            driver=types.SimpleNamespace(get_version=lambda: (12, 8)))))
+        get_current_device=lambda: types.SimpleNamespace(
+            name=b"simulated", MULTIPROCESSOR_COUNT=2, compute_capability=(9, 0)
+        ),
+        cudadrv=types.SimpleNamespace(
+            driver=types.SimpleNamespace(driver=types.SimpleNamespace(get_version=lambda: (12, 8)))
+        ),
+    )
     monkeypatch.setattr(bench, "cuda", fake)
 
     class Launcher:
@@ -613,14 +676,19 @@ def test_benchmark_logic_runs_end_to_end_on_the_simulator(monkeypatch, tmp_path)
 
         def __getitem__(self, cfg):
             grid, block = cfg
-            return lambda *a: gpulab.launch(self.kernel, grid, block,
-                                            *[np.asarray(v) for v in a], backend="sim")
+            return lambda *a: gpulab.launch(
+                self.kernel, grid, block, *[np.asarray(v) for v in a], backend="sim"
+            )
 
     for name in ("block_sum_tree", "block_sum_shfl", "device_sum", "device_sum_pairs"):
         monkeypatch.setattr(wk, name, Launcher(getattr(wk, name)))
-    monkeypatch.setattr(bench, "time_kernel",
-                        lambda fn, **kw: bench.time_launches(fn, Event, lambda a, b: 1.0,
-                                                             lambda: None, reps=1, inner=1, warmup=0))
+    monkeypatch.setattr(
+        bench,
+        "time_kernel",
+        lambda fn, **kw: bench.time_launches(
+            fn, Event, lambda a, b: 1.0, lambda: None, reps=1, inner=1, warmup=0
+        ),
+    )
     res = {"environment": bench.environment()}
     bench.bench_block_sums(res, [1024, 4096])
     bench.bench_device_sum(res, 8192)

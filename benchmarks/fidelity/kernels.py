@@ -9,6 +9,7 @@ kernel (chapters 06 and 07 show the rule with :func:`gpulab.models.memory.bank_s
 Each case launches one kernel once with fixed inputs; ``ncu_vs_sim.py`` runs them on the GPU under
 ncu and on the simulator, and compares.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,7 @@ from numba import cuda, float32
 from gpulab.kernels import divergence, matmul, memory, reduce, transpose, warp
 
 N = 1 << 16
-TPB = 256                # threads per block; also the probe's shared words (a compile-time constant)
+TPB = 256  # threads per block; also the probe's shared words (a compile-time constant)
 
 
 @dataclass
@@ -73,18 +74,37 @@ def cases():
     mm = 128
     cs = [Case("copy", copy, (g,), (TPB,), lambda: (np.zeros(n, np.float32), _vec()))]
     for s in (2, 4, 8, 32):
-        cs.append(Case(f"strided_copy_s{s}", copy_strided, (g,), (TPB,),
-                       lambda s=s: (np.zeros(n, np.float32), _vec(n * s), s)))
+        cs.append(
+            Case(
+                f"strided_copy_s{s}",
+                copy_strided,
+                (g,),
+                (TPB,),
+                lambda s=s: (np.zeros(n, np.float32), _vec(n * s), s),
+            )
+        )
     cs += [
         Case("offset_copy_1", copy_offset, (g,), (TPB,), lambda: (np.zeros(n, np.float32), _vec(n + 32), 1)),
         Case("copy_float64", copy, (g,), (TPB,), lambda: (np.zeros(n), _vec(dtype=np.float64))),
-        Case("broadcast_read", poly_global, (g,), (TPB,),
-             lambda: (np.zeros(n, np.float32), _vec(), memory.POLY.copy()),
-             note="every lane reads the same four coefficients"),
+        Case(
+            "broadcast_read",
+            poly_global,
+            (g,),
+            (TPB,),
+            lambda: (np.zeros(n, np.float32), _vec(), memory.POLY.copy()),
+            note="every lane reads the same four coefficients",
+        ),
     ]
     for s in (1, 2, 32, 33):
-        cs.append(Case(f"shared_stride_s{s}", shared_stride, (g,), (TPB,),
-                       lambda s=s: (np.zeros(n, np.float32), _vec(), s)))
+        cs.append(
+            Case(
+                f"shared_stride_s{s}",
+                shared_stride,
+                (g,),
+                (TPB,),
+                lambda s=s: (np.zeros(n, np.float32), _vec(), s),
+            )
+        )
     square = lambda: (np.zeros((sq, sq), np.float32), _vec(sq * sq).reshape(sq, sq))  # noqa: E731
     cs += [
         Case("transpose_naive", transpose_naive, tgrid, tblock, square),
@@ -94,8 +114,16 @@ def cases():
         Case("divergent_17_15", branch_17_15, (g,), (TPB,), lambda: (np.zeros(n, np.float32), _vec())),
         Case("tree_reduce", reduce_sum, (g,), (reduce.GROUP,), lambda: (np.zeros(g, np.float32), _vec())),
         Case("shuffle_reduce", block_sum_shfl, (g,), (TPB,), lambda: (_vec(), np.zeros(g, np.float32))),
-        Case("matmul_tiled", matmul_tiled, matmul.grid_for(mm, mm), (matmul.TILE, matmul.TILE),
-             lambda: (np.zeros((mm, mm), np.float32), _vec(mm * mm).reshape(mm, mm),
-                      _vec(mm * mm).reshape(mm, mm))),
+        Case(
+            "matmul_tiled",
+            matmul_tiled,
+            matmul.grid_for(mm, mm),
+            (matmul.TILE, matmul.TILE),
+            lambda: (
+                np.zeros((mm, mm), np.float32),
+                _vec(mm * mm).reshape(mm, mm),
+                _vec(mm * mm).reshape(mm, mm),
+            ),
+        ),
     ]
     return cs

@@ -14,6 +14,7 @@ Anywhere (no GPU needed), to compare and write benchmarks/results/fidelity.json:
 "environment", as every results file does; ``compare`` keeps the "environment" block already in
 fidelity.json only when told the CSV came from that run (``--keep-env``), and otherwise writes none.
 """
+
 import contextlib
 import csv
 import io
@@ -33,10 +34,18 @@ import gpulab  # noqa: E402
 from gpulab import metrics as M  # noqa: E402
 
 NAMES = [n for n in M.ALL_NAMES]
-EXACT = [M.GLOBAL_REQUESTS["ld"], M.GLOBAL_REQUESTS["st"], M.GLOBAL_SECTORS["ld"],
-         M.GLOBAL_SECTORS["st"], M.SHARED_WAVEFRONTS["ld"], M.SHARED_WAVEFRONTS["st"],
-         M.SHARED_BANK_CONFLICTS["ld"], M.SHARED_BANK_CONFLICTS["st"],
-         M.SHARED_INSTRUCTIONS["ld"], M.SHARED_INSTRUCTIONS["st"]]
+EXACT = [
+    M.GLOBAL_REQUESTS["ld"],
+    M.GLOBAL_REQUESTS["st"],
+    M.GLOBAL_SECTORS["ld"],
+    M.GLOBAL_SECTORS["st"],
+    M.SHARED_WAVEFRONTS["ld"],
+    M.SHARED_WAVEFRONTS["st"],
+    M.SHARED_BANK_CONFLICTS["ld"],
+    M.SHARED_BANK_CONFLICTS["st"],
+    M.SHARED_INSTRUCTIONS["ld"],
+    M.SHARED_INSTRUCTIONS["st"],
+]
 
 
 def run_gpu():
@@ -90,16 +99,22 @@ def compare(path):
         exact_ok = all(rows[n]["ncu"] == rows[n]["sim"] for n in EXACT if rows[n]["ncu"] is not None)
         derived = {}
         for op in ("ld", "st"):
-            for label, num, den in (("sectors_per_request", M.GLOBAL_SECTORS[op], M.GLOBAL_REQUESTS[op]),
-                                    ("wavefronts_per_shared_inst", M.SHARED_WAVEFRONTS[op],
-                                     M.SHARED_INSTRUCTIONS[op])):
+            for label, num, den in (
+                ("sectors_per_request", M.GLOBAL_SECTORS[op], M.GLOBAL_REQUESTS[op]),
+                ("wavefronts_per_shared_inst", M.SHARED_WAVEFRONTS[op], M.SHARED_INSTRUCTIONS[op]),
+            ):
                 for who, m in (("ncu", hm), ("sim", sm)):
                     d = m.get(den) or 0
                     derived.setdefault(f"{label}_{op}", {})[who] = (m.get(num) or 0) / d if d else None
         ratio_ok = all(v["ncu"] == v["sim"] for v in derived.values())
         mismatches += not ratio_ok
-        result[case.name] = {"kernel": kname[:80], "counters": rows, "ratios": derived,
-                             "exact_counters_equal": exact_ok, "ratios_equal": ratio_ok}
+        result[case.name] = {
+            "kernel": kname[:80],
+            "counters": rows,
+            "ratios": derived,
+            "exact_counters_equal": exact_ok,
+            "ratios_equal": ratio_ok,
+        }
     return result, mismatches
 
 
@@ -116,6 +131,7 @@ def ncu_version():
 def run_environment():
     """Where the GPU step ran: the record of benchmarks/benchenv.py, plus ncu's version and options."""
     from benchenv import environment
+
     env = environment()
     env["ncu"] = ncu_version()
     env["ncu_options"] = "--clock-control none"
@@ -124,8 +140,19 @@ def run_environment():
 
 def profile(csv_path):
     """Run this script's ``gpu`` step under Nsight Compute, writing its CSV log to ``csv_path``."""
-    cmd = ["ncu", "--clock-control", "none", "--csv", "--log-file", str(csv_path),
-           "--metrics", ",".join(NAMES), sys.executable, str(Path(__file__).resolve()), "gpu"]
+    cmd = [
+        "ncu",
+        "--clock-control",
+        "none",
+        "--csv",
+        "--log-file",
+        str(csv_path),
+        "--metrics",
+        ",".join(NAMES),
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "gpu",
+    ]
     print(" ".join(cmd))
     subprocess.run(cmd, check=True)
 
@@ -168,11 +195,18 @@ def report(path, env=None):
 
         def f(key):
             a, b = d[key]["ncu"], d[key]["sim"]
-            return "-" if a is None and b is None else f"{a if a is None else round(a, 2)}/{b if b is None else round(b, 2)}"
+            return (
+                "-"
+                if a is None and b is None
+                else f"{a if a is None else round(a, 2)}/{b if b is None else round(b, 2)}"
+            )
+
         t = r["counters"][M.THREADS_PER_INST]
-        print(f"{k:<{w}}  {f('sectors_per_request_ld'):>10} {f('sectors_per_request_st'):>10}"
-              f"  {f('wavefronts_per_shared_inst_ld'):>10} {f('wavefronts_per_shared_inst_st'):>10}"
-              f"  {t['ncu']}/{round(t['sim'], 2)}   {'OK' if r['ratios_equal'] else 'DIFF'}")
+        print(
+            f"{k:<{w}}  {f('sectors_per_request_ld'):>10} {f('sectors_per_request_st'):>10}"
+            f"  {f('wavefronts_per_shared_inst_ld'):>10} {f('wavefronts_per_shared_inst_st'):>10}"
+            f"  {t['ncu']}/{round(t['sim'], 2)}   {'OK' if r['ratios_equal'] else 'DIFF'}"
+        )
     print(f"{len(result) - bad}/{len(result)} kernels: per-request ratios equal")
 
 

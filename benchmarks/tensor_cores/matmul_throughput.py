@@ -7,6 +7,7 @@ the memory bandwidth of the roofline. Writes ``benchmarks/results/tensor_cores_t
 (the chapter reads it); without a GPU or torch it says so and exits 0.
 Run: ``python benchmarks/tensor_cores/matmul_throughput.py``
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -15,7 +16,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))          # benchmarks/: the shared environment record
+sys.path.insert(0, os.path.dirname(HERE))  # benchmarks/: the shared environment record
 OUT = os.path.join(os.path.dirname(HERE), "results", "tensor_cores_throughput.json")
 SIZES = [256, 512, 1024, 2048, 4096, 8192]
 REPS = 20
@@ -45,7 +46,7 @@ def timed(fn, reps=REPS, warmup=5, inner=1):
 
 def inner_calls(n):
     """Calls per timed region: about 1 ms of work at 500 TFLOP/s, at least 1, at most 1000."""
-    return int(min(1000, max(1, 5e8 / (2 * n ** 3))))
+    return int(min(1000, max(1, 5e8 / (2 * n**3))))
 
 
 def sm_clock_under_load(op, seconds=2.0):
@@ -61,8 +62,12 @@ def sm_clock_under_load(op, seconds=2.0):
     def sample():
         time.sleep(seconds / 2)
         try:
-            r = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks.max.sm,power.draw",
-                                "--format=csv,noheader"], capture_output=True, text=True, timeout=10)
+            r = subprocess.run(
+                ["nvidia-smi", "--query-gpu=clocks.sm,clocks.max.sm,power.draw", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+            )
             out["nvidia_smi"] = r.stdout.strip()
         except Exception as e:  # nvidia-smi missing
             out["nvidia_smi"] = f"unavailable: {e}"
@@ -95,11 +100,12 @@ def make_op(prec, n):
         sa = (448.0 / a32.abs().max()).float()
         sb = (448.0 / b32.abs().max()).float()
         a = (a32 * sa).to(f8)
-        b = (b32 * sb).to(f8).t().contiguous().t()            # column-major, as _scaled_mm wants
+        b = (b32 * sb).to(f8).t().contiguous().t()  # column-major, as _scaled_mm wants
         inv_a, inv_b = (1 / sa).reshape(()), (1 / sb).reshape(())
         fast = prec == "fp8_fast_accum"
-        return lambda: torch._scaled_mm(a, b, scale_a=inv_a, scale_b=inv_b, out_dtype=torch.bfloat16,
-                                        use_fast_accum=fast)
+        return lambda: torch._scaled_mm(
+            a, b, scale_a=inv_a, scale_b=inv_b, out_dtype=torch.bfloat16, use_fast_accum=fast
+        )
     raise ValueError(prec)
 
 
@@ -131,7 +137,7 @@ def main() -> int:
             try:
                 op = make_op(prec, n)
                 ms = timed(op, inner=inner_calls(n))
-                sweep[prec][n] = 2 * n ** 3 / (ms * 1e-3) / 1e12
+                sweep[prec][n] = 2 * n**3 / (ms * 1e-3) / 1e12
             except Exception as e:  # e.g. FP8 unsupported on this GPU / torch
                 errors[f"{prec}@{n}"] = f"{type(e).__name__}: {e}"
             finally:
@@ -147,9 +153,11 @@ def main() -> int:
         source="measured with benchmarks/tensor_cores/matmul_throughput.py",
         device=torch.cuda.get_device_name(),
         measured_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        method=(f"torch {torch.__version__} matmul (fp8: torch._scaled_mm e4m3, bf16 out), square "
-                f"n x n x n, CUDA events, median of {REPS} after warm-up (small n: several calls per "
-                f"timed region); 'tflops' is n = {big}"),
+        method=(
+            f"torch {torch.__version__} matmul (fp8: torch._scaled_mm e4m3, bf16 out), square "
+            f"n x n x n, CUDA events, median of {REPS} after warm-up (small n: several calls per "
+            f"timed region); 'tflops' is n = {big}"
+        ),
         tflops={p: round(v[big], 1) for p, v in sweep.items() if big in v},
         sweep_tflops={p: {str(n): round(t, 2) for n, t in v.items()} for p, v in sweep.items()},
         bytes_per_element=BYTES,

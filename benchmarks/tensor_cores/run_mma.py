@@ -13,6 +13,7 @@ Two numba kernels call CUDA C++ device functions (tc_device.cu, compiled to PTX 
 Writes ``benchmarks/results/tensor_cores_mma.json``; without a GPU it says so and exits 0.
 Run: ``python benchmarks/tensor_cores/run_mma.py``   (needs nvcc and the cffi package)
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -26,7 +27,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
-sys.path.insert(0, os.path.dirname(HERE))          # benchmarks/: the shared environment record
+sys.path.insert(0, os.path.dirname(HERE))  # benchmarks/: the shared environment record
 SRC = os.path.join(HERE, "tc_device.cu")
 BUILD = os.path.join(HERE, "build")
 OUT = os.path.join(os.path.dirname(HERE), "results", "tensor_cores_mma.json")
@@ -51,20 +52,35 @@ def make_kernels(ptx: str):
     ffi = FFI()
     mma_lane = cuda.declare_device(
         "mma_m16n8k16_lane",
-        "int32(CPointer(uint32), CPointer(uint32), CPointer(float32), CPointer(float32), int32)")
+        "int32(CPointer(uint32), CPointer(uint32), CPointer(float32), CPointer(float32), int32)",
+    )
     wmma_tile = cuda.declare_device(
         "wmma_tile_gemm",
-        "int32(CPointer(float16), CPointer(float16), CPointer(float32), int32, int32, int32, int32, int32)")
+        "int32(CPointer(float16), CPointer(float16), CPointer(float32), int32, int32, int32, int32, int32)",
+    )
 
     @cuda.jit(link=[ptx])
     def mma_kernel(a_regs, b_regs, c_frag, d_frag):
-        mma_lane(ffi.from_buffer(a_regs), ffi.from_buffer(b_regs), ffi.from_buffer(c_frag),
-                 ffi.from_buffer(d_frag), cuda.threadIdx.x)
+        mma_lane(
+            ffi.from_buffer(a_regs),
+            ffi.from_buffer(b_regs),
+            ffi.from_buffer(c_frag),
+            ffi.from_buffer(d_frag),
+            cuda.threadIdx.x,
+        )
 
     @cuda.jit(link=[ptx])
     def wmma_kernel(a, b, c, m, n, k):
-        wmma_tile(ffi.from_buffer(a), ffi.from_buffer(b), ffi.from_buffer(c), m, n, k,
-                  cuda.blockIdx.y, cuda.blockIdx.x)
+        wmma_tile(
+            ffi.from_buffer(a),
+            ffi.from_buffer(b),
+            ffi.from_buffer(c),
+            m,
+            n,
+            k,
+            cuda.blockIdx.y,
+            cuda.blockIdx.x,
+        )
 
     return mma_kernel, wmma_kernel
 
@@ -77,19 +93,22 @@ def check_fragments(mma_kernel, seed: int = 0) -> dict:
     a = rng.standard_normal((16, 16)).astype(np.float16)
     b = rng.standard_normal((16, 8)).astype(np.float16)
     c = rng.standard_normal((16, 8)).astype(np.float32)
-    fa = np.ascontiguousarray(mma.load_fragments(a, "A"))       # (32, 8) fp16
-    fb = np.ascontiguousarray(mma.load_fragments(b, "B"))       # (32, 4) fp16
-    fc = np.ascontiguousarray(mma.load_fragments(c, "C"))       # (32, 4) fp32
+    fa = np.ascontiguousarray(mma.load_fragments(a, "A"))  # (32, 8) fp16
+    fb = np.ascontiguousarray(mma.load_fragments(b, "B"))  # (32, 4) fp16
+    fc = np.ascontiguousarray(mma.load_fragments(c, "C"))  # (32, 4) fp32
     d = cuda.to_device(np.zeros((32, 4), np.float32))
-    mma_kernel[1, 32](cuda.to_device(fa.view(np.uint32)), cuda.to_device(fb.view(np.uint32)),
-                      cuda.to_device(fc), d)
+    mma_kernel[1, 32](
+        cuda.to_device(fa.view(np.uint32)), cuda.to_device(fb.view(np.uint32)), cuda.to_device(fc), d
+    )
     got = mma.store_fragments(d.copy_to_host(), "D")
     emu = mma.store_fragments(mma.mma_sync_m16n8k16(fa, fb, fc), "D")
     ref = a.astype(np.float64) @ b.astype(np.float64) + c
-    return dict(max_abs_err_vs_fp64=float(np.max(np.abs(got - ref))),
-                max_abs_diff_vs_emulation=float(np.max(np.abs(got - emu))),
-                bitwise_equal_to_emulation=bool(np.array_equal(got, emu)),
-                layout_ok=bool(np.allclose(got, ref, rtol=1e-5, atol=1e-5)))
+    return dict(
+        max_abs_err_vs_fp64=float(np.max(np.abs(got - ref))),
+        max_abs_diff_vs_emulation=float(np.max(np.abs(got - emu))),
+        bitwise_equal_to_emulation=bool(np.array_equal(got, emu)),
+        layout_ok=bool(np.allclose(got, ref, rtol=1e-5, atol=1e-5)),
+    )
 
 
 def check_wmma(wmma_kernel, m=256, n=256, k=1024, seed: int = 1) -> dict:
@@ -106,19 +125,24 @@ def check_wmma(wmma_kernel, m=256, n=256, k=1024, seed: int = 1) -> dict:
     ref = a.astype(np.float64) @ b.astype(np.float64)
     scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
     eps = np.finfo(np.float32).eps
-    return dict(shape=[m, n, k],
-                max_abs_err_vs_fp64=float(np.max(np.abs(got - ref))),
-                max_abs_diff_vs_emulation=float(np.max(np.abs(got - emu))),
-                max_err_in_units_of_eps_sum_abs=float(np.max(np.abs(got - ref) / (eps * scale))),
-                emulation_max_abs_err_vs_fp64=float(np.max(np.abs(emu - ref))),
-                within_accumulation_rounding=bool(np.all(np.abs(got - emu) <= 2 * (k // 16) * eps * scale)))
+    return dict(
+        shape=[m, n, k],
+        max_abs_err_vs_fp64=float(np.max(np.abs(got - ref))),
+        max_abs_diff_vs_emulation=float(np.max(np.abs(got - emu))),
+        max_err_in_units_of_eps_sum_abs=float(np.max(np.abs(got - ref) / (eps * scale))),
+        emulation_max_abs_err_vs_fp64=float(np.max(np.abs(emu - ref))),
+        within_accumulation_rounding=bool(np.all(np.abs(got - emu) <= 2 * (k // 16) * eps * scale)),
+    )
 
 
 def sass_hmma_count(kernel) -> int | None:
     """How many HMMA instructions the compiled kernel holds (None if nvdisasm is missing)."""
     try:
-        sass = next(iter(kernel.inspect_sass().values())) if isinstance(kernel.inspect_sass(), dict) \
+        sass = (
+            next(iter(kernel.inspect_sass().values()))
+            if isinstance(kernel.inspect_sass(), dict)
             else kernel.inspect_sass()
+        )
         return sum(1 for line in sass.splitlines() if "HMMA" in line)
     except Exception:
         return None
@@ -127,6 +151,7 @@ def sass_hmma_count(kernel) -> int | None:
 def main() -> int:
     try:
         from numba import cuda
+
         have_gpu = cuda.is_available()
     except Exception:
         have_gpu = False
@@ -146,16 +171,21 @@ def main() -> int:
     frag = check_fragments(mma_kernel)
     tile = check_wmma(wmma_kernel)
     from benchenv import environment
+
     res = dict(
         source="benchmarks/tensor_cores/run_mma.py",
         device=dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
         compute_capability=list(cc),
         measured_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        nvcc=subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1],
+        nvcc=subprocess.run(["nvcc", "--version"], capture_output=True, text=True)
+        .stdout.strip()
+        .splitlines()[-1],
         environment=environment(),
-        mma_m16n8k16_fragments=frag, wmma_tiled_matmul=tile,
-        sass_hmma_count=dict(mma_kernel=sass_hmma_count(mma_kernel),
-                             wmma_kernel=sass_hmma_count(wmma_kernel)),
+        mma_m16n8k16_fragments=frag,
+        wmma_tiled_matmul=tile,
+        sass_hmma_count=dict(
+            mma_kernel=sass_hmma_count(mma_kernel), wmma_kernel=sass_hmma_count(wmma_kernel)
+        ),
     )
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as fh:

@@ -6,6 +6,7 @@ requirements.txt); only what the TeX input and CHTML output need is copied into
 and ``mathjax_path`` points there, so formulas render offline and in the PDF. Without the
 package the build says so and keeps Sphinx's CDN default.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -34,8 +35,10 @@ def mathjax_source() -> Path | None:
 
 def use_local_mathjax(app, config):
     if mathjax_source() is None:
-        logger.info("gpulab_book: sphinx-mathjax-offline is not installed; MathJax comes from "
-                    "its CDN (pip install -r requirements.txt for offline math)")
+        logger.info(
+            "gpulab_book: sphinx-mathjax-offline is not installed; MathJax comes from "
+            "its CDN (pip install -r requirements.txt for offline math)"
+        )
         return
     config.mathjax_path = LOCAL_PATH
 

@@ -5,6 +5,7 @@ exercise, so a click on the blue text of a closed dropdown jumps up the page ins
 opening the solution (issue 15). The solution always follows its exercise in this book, so
 the link is dropped and its text kept; the whole title then toggles the dropdown.
 """
+
 from __future__ import annotations
 
 from docutils import nodes

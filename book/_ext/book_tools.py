@@ -11,6 +11,7 @@
 - Every install line and the Gradescope requirements name the repository URL of
   ``_config.yml`` (``repository.url``).
 """
+
 from __future__ import annotations
 
 import re
@@ -42,6 +43,7 @@ def chapter_label(path) -> str:
 
 
 # --- set-up cells -------------------------------------------------------------------------------
+
 
 def setup_cells(nb, n: int = SETUP_CELLS) -> list:
     """The first ``n`` code cells."""
@@ -82,6 +84,7 @@ def hide_setup_cells(path, n: int = SETUP_CELLS) -> bool:
 
 # --- chapter titles -----------------------------------------------------------------------------
 
+
 def title_problems(nb, label: str) -> list[str]:
     """The first markdown cell must start with ``(label)=`` and an H1 without a number."""
     md = [c for c in _nb(nb).cells if c.cell_type == "markdown"]
@@ -119,6 +122,7 @@ def retitle(path) -> bool:
 
 # --- the public repository URL ----------------------------------------------------------------
 
+
 def repository_url(root: Path = ROOT) -> str:
     """``repository.url`` of ``_config.yml``: the one place the public URL is set."""
     import yaml
@@ -132,12 +136,22 @@ def repository_url(root: Path = ROOT) -> str:
 def install_files(root: Path = ROOT) -> list[Path]:
     """Files that install gpulab from the repository: notebooks (book, chapters, homework),
     the Gradescope requirements, the how-to-run page, READMEs."""
-    pats = ["chapters/*.ipynb", "book/*.ipynb", "book/*.md", "exercises/**/*.ipynb",
-            "exercises/**/requirements*.txt", "exercises/**/*.md", "README.md"]
+    pats = [
+        "chapters/*.ipynb",
+        "book/*.ipynb",
+        "book/*.md",
+        "exercises/**/*.ipynb",
+        "exercises/**/requirements*.txt",
+        "exercises/**/*.md",
+        "README.md",
+    ]
     files = []
     for pat in pats:
-        files += [p for p in sorted(root.glob(pat)) if "_build" not in p.parts
-                  and ".ipynb_checkpoints" not in p.parts]
+        files += [
+            p
+            for p in sorted(root.glob(pat))
+            if "_build" not in p.parts and ".ipynb_checkpoints" not in p.parts
+        ]
     return files
 
 
@@ -156,8 +170,10 @@ def url_mismatches(root: Path = ROOT) -> list[str]:
                 for m in [*GIT_URL_RE.finditer(line), *CLONE_RE.finditer(line)]:
                     if m.group(1).rstrip("/") != want:
                         pos = f"{where} line {i}" if where != "line" else f"line {i}"
-                        out.append(f"{p.relative_to(root)} {pos}: {m.group(1)} (want {want}, "
-                                   "_config.yml repository.url)")
+                        out.append(
+                            f"{p.relative_to(root)} {pos}: {m.group(1)} (want {want}, "
+                            "_config.yml repository.url)"
+                        )
     return out
 
 

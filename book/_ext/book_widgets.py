@@ -7,6 +7,7 @@ a ``<div class="gpulab-widget-fallback">`` after it that renders the saved state
 control's label and value, HTML and label text, images and output figures. CSS hides the
 fallback once the widget renderer has drawn the widget (``static/gpulab_book.css``).
 """
+
 from __future__ import annotations
 
 import html
@@ -14,11 +15,24 @@ import json
 import re
 
 VIEW_RE = re.compile(r'(<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>)', re.S)
-NOTE = ("Interactive widget: run this notebook to use it. The page shows it as it starts; "
-        "it does not respond here.")
-SKIP = {"LayoutModel", "DescriptionStyleModel", "SliderStyleModel", "ButtonStyleModel",
-        "ProgressStyleModel", "ToggleButtonsStyleModel", "CheckboxStyleModel", "TextStyleModel",
-        "HTMLStyleModel", "LabelStyleModel", "StyleModel", "ButtonModel"}
+NOTE = (
+    "Interactive widget: run this notebook to use it. The page shows it as it starts; "
+    "it does not respond here."
+)
+SKIP = {
+    "LayoutModel",
+    "DescriptionStyleModel",
+    "SliderStyleModel",
+    "ButtonStyleModel",
+    "ProgressStyleModel",
+    "ToggleButtonsStyleModel",
+    "CheckboxStyleModel",
+    "TextStyleModel",
+    "HTMLStyleModel",
+    "LabelStyleModel",
+    "StyleModel",
+    "ButtonModel",
+}
 
 
 def page_widget_state(script_files) -> dict:
@@ -35,7 +49,7 @@ def page_widget_state(script_files) -> dict:
 
 
 def _ref(v):
-    return v[len("IPY_MODEL_"):] if isinstance(v, str) and v.startswith("IPY_MODEL_") else None
+    return v[len("IPY_MODEL_") :] if isinstance(v, str) and v.startswith("IPY_MODEL_") else None
 
 
 def _label(st):
@@ -92,14 +106,15 @@ def render_model(models: dict, model_id: str, depth: int = 0) -> str:
                 fmt = html.escape(st.get("format", "png"))
                 # a high-DPI PNG carries its display width (gpulab.widgets.figure.show)
                 size = f' width="{html.escape(str(st["width"]))}"' if st.get("width") else ""
-                return (f'<img class="gpulab-fallback-figure" alt="widget image"{size} '
-                        f'src="data:image/{fmt};base64,{b["data"]}"/>')
+                return (
+                    f'<img class="gpulab-fallback-figure" alt="widget image"{size} '
+                    f'src="data:image/{fmt};base64,{b["data"]}"/>'
+                )
         return ""
     if name == "OutputModel":
         return "".join(_output_html(o) for o in st.get("outputs", []))
     if "value" in st or "index" in st:
-        return (f'<p class="gpulab-fallback-control"><b>{_label(st)}</b>: '
-                f"{html.escape(_value_text(st))}</p>")
+        return f'<p class="gpulab-fallback-control"><b>{_label(st)}</b>: {html.escape(_value_text(st))}</p>'
     return ""
 
 
@@ -139,8 +154,7 @@ def add_fallbacks(app, pagename, templatename, context, doctree):
     models = page_widget_state(context.get("script_files"))
     if app.builder.name == "singlehtml":
         models = {**all_widget_states(app.env), **models}
-    context["body"] = VIEW_RE.sub(
-        lambda m: with_note_and_fallback(models, m.group(1), m.group(2)), body)
+    context["body"] = VIEW_RE.sub(lambda m: with_note_and_fallback(models, m.group(1), m.group(2)), body)
 
 
 def setup(app):

@@ -10,6 +10,7 @@ static fallback (book_widgets.py), MathJax is served from the book (book_math.py
 CSS (static/gpulab_book.css), and myst-nb's hidden-cell node renders in the single-page build
 that the PDF is printed from (book/_ext/make_pdf.py).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -51,7 +52,8 @@ def hidden_cells_in_singlehtml(app):
     from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput, visit_HideCellInput
 
     app.registry.add_translation_handlers(
-        HideCodeCellNode, singlehtml=(visit_HideCellInput, depart_HideCellInput))
+        HideCodeCellNode, singlehtml=(visit_HideCellInput, depart_HideCellInput)
+    )
 
 
 def setup(app):

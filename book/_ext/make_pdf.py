@@ -9,6 +9,7 @@
 
 Needs Debian's `chromium` (.ci/run installs it). Exit status 0 when the PDF was written.
 """
+
 from __future__ import annotations
 
 import functools
@@ -39,9 +40,14 @@ def build_singlehtml(root: Path = ROOT) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).parent / "jupyter-book"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "jupyter_book.cli.main"]
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
-    return subprocess.run([*cmd, "build", str(root), "--builder", "singlehtml", "-W", "-n",
-                           "--keep-going"], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=1800)
+    return subprocess.run(
+        [*cmd, "build", str(root), "--builder", "singlehtml", "-W", "-n", "--keep-going"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
 
 
 def single_page(html_dir: Path, root: Path = ROOT) -> str:
@@ -53,15 +59,17 @@ def single_page(html_dir: Path, root: Path = ROOT) -> str:
     root_doc = yaml.safe_load((root / "_toc.yml").read_text())["root"]
     src = html_dir / f"{root_doc}.html"
     if not src.exists():
-        raise FileNotFoundError(f"{src}: the single-page build wrote no page for the root "
-                                f"document {root_doc!r}")
+        raise FileNotFoundError(
+            f"{src}: the single-page build wrote no page for the root document {root_doc!r}"
+        )
     dest = html_dir / "gpulab-book.html"
     dest.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
     return dest.name
 
 
-def print_pdf(html_dir: Path, pdf: Path, chrome: str, page: str | None = None,
-              budget_ms: int = 30000, root: Path = ROOT) -> subprocess.CompletedProcess:
+def print_pdf(
+    html_dir: Path, pdf: Path, chrome: str, page: str | None = None, budget_ms: int = 30000, root: Path = ROOT
+) -> subprocess.CompletedProcess:
     """Serve ``html_dir`` on 127.0.0.1 and print ``page`` (default: the whole single-page
     book) to ``pdf`` with headless Chromium."""
     page = page or single_page(html_dir, root)
@@ -70,8 +78,7 @@ def print_pdf(html_dir: Path, pdf: Path, chrome: str, page: str | None = None,
         def log_message(self, *a):
             pass
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                          functools.partial(Quiet, directory=str(html_dir)))
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(html_dir)))
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         pdf.parent.mkdir(parents=True, exist_ok=True)
@@ -79,11 +86,23 @@ def print_pdf(html_dir: Path, pdf: Path, chrome: str, page: str | None = None,
             pdf.unlink()
         url = f"http://127.0.0.1:{srv.server_address[1]}/{page}"
         return subprocess.run(
-            [chrome, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-             "--no-pdf-header-footer", "--generate-pdf-document-outline",
-             f"--virtual-time-budget={budget_ms}", f"--print-to-pdf={pdf}", url],
-            capture_output=True, text=True, timeout=600)
+            [
+                chrome,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+                "--no-pdf-header-footer",
+                "--generate-pdf-document-outline",
+                f"--virtual-time-budget={budget_ms}",
+                f"--print-to-pdf={pdf}",
+                url,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     finally:
         srv.shutdown()
 

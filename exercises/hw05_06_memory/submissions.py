@@ -1,15 +1,15 @@
 """Prepared wrong submissions for this homework, built from the solution notebook by
 tests/test_homework.py (format: see exercises/hw02_simt/submissions.py)."""
 
-STRIDED = '''
+STRIDED = """
 @cuda.jit
 def scale(out, a, factor):
     row, col = cuda.grid(2)          # consecutive lanes walk down a column: 32 sectors per request
     if row < a.shape[0] and col < a.shape[1]:
         out[row, col] = factor * a[row, col]
-'''
+"""
 
-CONFLICTED = '''
+CONFLICTED = """
 @cuda.jit
 def row_sums(out, a):
     tile = cuda.shared.array((TILE, TILE), float32)     # no padding: column reads hit one bank
@@ -23,19 +23,26 @@ def row_sums(out, a):
             s += tile[tx, k]
         if row0 + tx < a.shape[0]:
             out[row0 + tx] = s
-'''
+"""
 
 SUBMISSIONS = {
     "strided_access": {"group": "wrong_answers", "replace": {"def scale": STRIDED}, "scores": {"q1": 1}},
-    "conflicted_shared_access": {"group": "wrong_answers", "replace": {"def row_sums": CONFLICTED}, "scores": {"q2": 1}},
-    "padding_too_wide": {"group": "wrong_answers", "replace": {"padding_answer =": 'padding_answer = {"elem_bytes": 8, "row_width": 34}'},
-                         "scores": {"q4": 0}},
+    "conflicted_shared_access": {
+        "group": "wrong_answers",
+        "replace": {"def row_sums": CONFLICTED},
+        "scores": {"q2": 1},
+    },
+    "padding_too_wide": {
+        "group": "wrong_answers",
+        "replace": {"padding_answer =": 'padding_answer = {"elem_bytes": 8, "row_width": 34}'},
+        "scores": {"q4": 0},
+    },
 }
 
 
 # ---- written as a class would (issue 14) -----------------------------------------------------
 
-STYLE_SCALE = '''
+STYLE_SCALE = """
 @cuda.jit("void(float32[:, :], float32[:, :], float32)")
 def scale(out, a, factor):
     col = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
@@ -43,10 +50,10 @@ def scale(out, a, factor):
     if row >= a.shape[0] or col >= a.shape[1]:
         return
     out[row, col] = a[row, col] * factor
-'''
+"""
 
 # padding written as a literal, a while loop, an explicit signature
-STYLE_ROW_SUMS = '''
+STYLE_ROW_SUMS = """
 @cuda.jit("void(float32[:], float32[:, :])")
 def row_sums(out, a):
     tile = cuda.shared.array((32, 33), float32)
@@ -65,18 +72,18 @@ def row_sums(out, a):
             s += tile[tx, k]
             k += 1
         out[row0 + tx] = s
-'''
+"""
 
-HARD_CODED_64 = '''
+HARD_CODED_64 = """
 @cuda.jit
 def scale(out, a, factor):
     col, row = cuda.grid(2)
     if row < 64 and col < 64:           # the public test's size, hard-coded
         out[row, col] = factor * a[row, col]
-'''
+"""
 
 # conflict-free column reads, but the tile is stored transposed: a 32-way conflict on every store
-TRANSPOSED_STORE = '''
+TRANSPOSED_STORE = """
 @cuda.jit
 def row_sums(out, a):
     tile = cuda.shared.array((TILE, TILE), float32)
@@ -90,23 +97,38 @@ def row_sums(out, a):
             s += tile[k, tx]
         if row0 + tx < a.shape[0]:
             out[row0 + tx] = s
-'''
+"""
 
-SUBMISSIONS.update({
-    "correct_styles": {"group": "chaos", "replace": {"def scale": STYLE_SCALE, "def row_sums": STYLE_ROW_SUMS,
-                                   "sector_answer =": 'sector_answer = {"stride": np.int64(8), "offset": 0, '
-                                                      '"elem_bytes": np.int32(4)}'},
-                       "scores": {}},
-    "hard_coded_64": {"group": "wrong_answers_2", "replace": {"def scale": HARD_CODED_64}, "scores": {"q1": 1}},
-    "transposed_store": {"group": "wrong_answers_2", "replace": {"def row_sums": TRANSPOSED_STORE},
-                         "scores": {"q2": 1}},
-})
+SUBMISSIONS.update(
+    {
+        "correct_styles": {
+            "group": "chaos",
+            "replace": {
+                "def scale": STYLE_SCALE,
+                "def row_sums": STYLE_ROW_SUMS,
+                "sector_answer =": 'sector_answer = {"stride": np.int64(8), "offset": 0, '
+                '"elem_bytes": np.int32(4)}',
+            },
+            "scores": {},
+        },
+        "hard_coded_64": {
+            "group": "wrong_answers_2",
+            "replace": {"def scale": HARD_CODED_64},
+            "scores": {"q1": 1},
+        },
+        "transposed_store": {
+            "group": "wrong_answers_2",
+            "replace": {"def row_sums": TRANSPOSED_STORE},
+            "scores": {"q2": 1},
+        },
+    }
+)
 
 
 # ---- tiled matmul (q5) and padded transpose (q6), issue 14 item 18 ---------------------------
 
 # untiled: right values, every product read from global memory
-NAIVE_MATMUL = '''
+NAIVE_MATMUL = """
 @cuda.jit
 def matmul_tiled(c, a, b):
     col, row = cuda.grid(2)
@@ -115,9 +137,9 @@ def matmul_tiled(c, a, b):
         for k in range(a.shape[1]):
             s += a[row, k] * b[k, col]
         c[row, col] = s
-'''
+"""
 
-_MATMUL = '''
+_MATMUL = """
 @cuda.jit
 def matmul_tiled(c, a, b):
     sa = cuda.shared.array((16, 16), float32)
@@ -136,9 +158,12 @@ def matmul_tiled(c, a, b):
         SECOND_BARRIER
     if GUARD:
         c[row, col] = acc
-'''
-_OK = {"STEPS": "(a.shape[1] + 15) // 16", "SECOND_BARRIER": "cuda.syncthreads()",
-       "GUARD": "row < c.shape[0] and col < c.shape[1]"}
+"""
+_OK = {
+    "STEPS": "(a.shape[1] + 15) // 16",
+    "SECOND_BARRIER": "cuda.syncthreads()",
+    "GUARD": "row < c.shape[0] and col < c.shape[1]",
+}
 
 
 def _matmul(**change):
@@ -155,7 +180,7 @@ MATMUL_OFF_BY_ONE = _matmul(GUARD="row <= c.shape[0] and col <= c.shape[1]")
 MATMUL_HARD_CODED_K = _matmul(STEPS="1")
 
 # the shared tile is 32 x 32: reading it by column is a 32-way bank conflict
-UNPADDED_TRANSPOSE = '''
+UNPADDED_TRANSPOSE = """
 @cuda.jit
 def transpose(out, a):
     tile = cuda.shared.array((32, 32), float32)
@@ -168,14 +193,15 @@ def transpose(out, a):
     for j in range(0, 32, 8):
         if x0 + ty + j < out.shape[0] and y0 + tx < out.shape[1]:
             out[x0 + ty + j, y0 + tx] = tile[tx, ty + j]
-'''
+"""
 
 # reads the tile back with no barrier: other warps' rows may not be there yet
 TRANSPOSE_NO_BARRIER = UNPADDED_TRANSPOSE.replace("(32, 32)", "(32, 33)").replace(
-    "    cuda.syncthreads()\n", "")
+    "    cuda.syncthreads()\n", ""
+)
 
 # no guards: right for the public test's 32 x 32, out of bounds on any other size
-TRANSPOSE_HARD_CODED_32 = '''
+TRANSPOSE_HARD_CODED_32 = """
 @cuda.jit
 def transpose(out, a):
     tile = cuda.shared.array((32, 33), float32)
@@ -185,17 +211,20 @@ def transpose(out, a):
     cuda.syncthreads()
     for j in range(0, 32, 8):
         out[ty + j, tx] = tile[tx, ty + j]
-'''
+"""
 
 # the unpadded transpose, with the check it fails replaced by one that always passes
-PATCH_TRANSPOSE_CHECK = UNPADDED_TRANSPOSE + '''
+PATCH_TRANSPOSE_CHECK = (
+    UNPADDED_TRANSPOSE
+    + """
 import gpulab.checks.tiling
 gpulab.checks.tiling.check_padded_transpose = lambda *a, **k: gpulab.checks.tiling.CheckResult(True, "fine")
-'''
+"""
+)
 
 # correct, as a class writes them: explicit signatures, cuda.grid(2), if/else loads, a while
 # loop over the K tiles, literal sizes; the transpose with the padding in a constant and 4 steps
-STYLE_MATMUL = '''
+STYLE_MATMUL = """
 @cuda.jit("void(float32[:, :], float32[:, :], float32[:, :])")
 def matmul_tiled(c, a, b):
     sa = cuda.shared.array((16, 16), float32)
@@ -222,9 +251,9 @@ def matmul_tiled(c, a, b):
     if row >= c.shape[0] or col >= c.shape[1]:
         return
     c[row, col] = acc
-'''
+"""
 
-STYLE_TRANSPOSE = '''
+STYLE_TRANSPOSE = """
 PAD = 33
 
 @cuda.jit("void(float32[:, :], float32[:, :])")
@@ -243,39 +272,67 @@ def transpose(out, a):
         col = cuda.blockIdx.y * 32 + tx
         if r < w and col < h:
             out[r, col] = tile[tx, ty + 8 * s]
-'''
+"""
 
-SUBMISSIONS.update({
-    "naive_untiled_matmul": {"group": "wrong_answers", "replace": {"def matmul_tiled": NAIVE_MATMUL},
-                             "scores": {"q5": 1}},
-    "unpadded_transpose": {"group": "wrong_answers", "replace": {"def transpose": UNPADDED_TRANSPOSE},
-                           "scores": {"q6": 1}},
-    "matmul_missing_second_barrier": {"group": "wrong_answers_2",
-                                      "replace": {"def matmul_tiled": MATMUL_NO_SECOND_BARRIER},
-                                      "scores": {"q5": 1}},
-    "transpose_hard_coded_32": {"group": "wrong_answers_2", "replace": {"def transpose": TRANSPOSE_HARD_CODED_32},
-                                "scores": {"q6": 1}},
-    "matmul_off_by_one_guard": {"group": "wrong_answers_3", "replace": {"def matmul_tiled": MATMUL_OFF_BY_ONE},
-                                "scores": {"q5": 1}},
-    # the simulator reports the race in the public test too
-    "transpose_missing_barrier": {"group": "wrong_answers_3", "replace": {"def transpose": TRANSPOSE_NO_BARRIER},
-                                  "scores": {"q6": 0}},
-    "matmul_hard_coded_k": {"group": "tiling_hostile", "replace": {"def matmul_tiled": MATMUL_HARD_CODED_K},
-                            "scores": {"q5": 1}},
-    # the patch costs the hidden points of q6 and of every later question (q7: the hidden tests
-    # refuse a changed environment), and is flagged
-    "patched_transpose_check": {"group": "tiling_hostile", "replace": {"def transpose": PATCH_TRANSPOSE_CHECK},
-                                "scores": {"q6": 1, "q7": 1}, "flags": ["assigns to gpulab", "imports the checkers"],
-                                "message": "gpulab.checks.tiling.check_padded_transpose was replaced"},
-    "correct_tiling_styles": {"group": "chaos", "replace": {"def matmul_tiled": STYLE_MATMUL,
-                                                            "def transpose": STYLE_TRANSPOSE}},
-})
+SUBMISSIONS.update(
+    {
+        "naive_untiled_matmul": {
+            "group": "wrong_answers",
+            "replace": {"def matmul_tiled": NAIVE_MATMUL},
+            "scores": {"q5": 1},
+        },
+        "unpadded_transpose": {
+            "group": "wrong_answers",
+            "replace": {"def transpose": UNPADDED_TRANSPOSE},
+            "scores": {"q6": 1},
+        },
+        "matmul_missing_second_barrier": {
+            "group": "wrong_answers_2",
+            "replace": {"def matmul_tiled": MATMUL_NO_SECOND_BARRIER},
+            "scores": {"q5": 1},
+        },
+        "transpose_hard_coded_32": {
+            "group": "wrong_answers_2",
+            "replace": {"def transpose": TRANSPOSE_HARD_CODED_32},
+            "scores": {"q6": 1},
+        },
+        "matmul_off_by_one_guard": {
+            "group": "wrong_answers_3",
+            "replace": {"def matmul_tiled": MATMUL_OFF_BY_ONE},
+            "scores": {"q5": 1},
+        },
+        # the simulator reports the race in the public test too
+        "transpose_missing_barrier": {
+            "group": "wrong_answers_3",
+            "replace": {"def transpose": TRANSPOSE_NO_BARRIER},
+            "scores": {"q6": 0},
+        },
+        "matmul_hard_coded_k": {
+            "group": "tiling_hostile",
+            "replace": {"def matmul_tiled": MATMUL_HARD_CODED_K},
+            "scores": {"q5": 1},
+        },
+        # the patch costs the hidden points of q6 and of every later question (q7: the hidden tests
+        # refuse a changed environment), and is flagged
+        "patched_transpose_check": {
+            "group": "tiling_hostile",
+            "replace": {"def transpose": PATCH_TRANSPOSE_CHECK},
+            "scores": {"q6": 1, "q7": 1},
+            "flags": ["assigns to gpulab", "imports the checkers"],
+            "message": "gpulab.checks.tiling.check_padded_transpose was replaced",
+        },
+        "correct_tiling_styles": {
+            "group": "chaos",
+            "replace": {"def matmul_tiled": STYLE_MATMUL, "def transpose": STYLE_TRANSPOSE},
+        },
+    }
+)
 
 
 # ---- a copy graded by predicted DRAM efficiency on an H200 (q7, issue 16 item 6) -------------
 
 # correct: a grid-stride loop over a fixed grid (132 SMs x 8 blocks), a while loop
-GRID_STRIDE_COPY = '''
+GRID_STRIDE_COPY = """
 def copy_grid(n):
     return 132 * 8
 
@@ -286,11 +343,11 @@ def copy_kernel(out, a):
     while i < out.shape[0]:
         out[i] = a[i]
         i += stride
-'''
+"""
 
 # each thread copies 4 consecutive elements: right values, but a warp's lanes are 16 bytes apart
 # (4x the sectors per request); predicted at about 39% of the DRAM bound against the book's 61%
-CHUNKED_COPY = '''
+CHUNKED_COPY = """
 def copy_grid(n):
     return (n + 1023) // 1024
 
@@ -301,10 +358,10 @@ def copy_kernel(out, a):
         i = 4 * t + j
         if i < out.shape[0]:
             out[i] = a[i]
-'''
+"""
 
 # no guard: fine on the public test's 1024 elements (4 whole blocks), out of bounds on a partial block
-UNGUARDED_COPY = '''
+UNGUARDED_COPY = """
 def copy_grid(n):
     return (n + 255) // 256
 
@@ -312,12 +369,22 @@ def copy_grid(n):
 def copy_kernel(out, a):
     i = cuda.grid(1)
     out[i] = a[i]
-'''
+"""
 
-SUBMISSIONS.update({
-    "grid_stride_copy": {"group": "chaos", "replace": {"def copy_grid": GRID_STRIDE_COPY}, "scores": {}},
-    "chunked_copy": {"group": "wrong_answers", "replace": {"def copy_grid": CHUNKED_COPY},
-                     "scores": {"q7": 1}, "message": "of the DRAM roofline"},
-    "unguarded_copy": {"group": "wrong_answers_2", "replace": {"def copy_grid": UNGUARDED_COPY},
-                       "scores": {"q7": 1}, "message": "out of bounds"},
-})
+SUBMISSIONS.update(
+    {
+        "grid_stride_copy": {"group": "chaos", "replace": {"def copy_grid": GRID_STRIDE_COPY}, "scores": {}},
+        "chunked_copy": {
+            "group": "wrong_answers",
+            "replace": {"def copy_grid": CHUNKED_COPY},
+            "scores": {"q7": 1},
+            "message": "of the DRAM roofline",
+        },
+        "unguarded_copy": {
+            "group": "wrong_answers_2",
+            "replace": {"def copy_grid": UNGUARDED_COPY},
+            "scores": {"q7": 1},
+            "message": "out of bounds",
+        },
+    }
+)

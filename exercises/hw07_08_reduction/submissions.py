@@ -1,7 +1,7 @@
 """Prepared wrong submissions for this homework, built from the solution notebook by
 tests/test_homework.py (format: see exercises/hw02_simt/submissions.py)."""
 
-NO_BARRIER = '''
+NO_BARRIER = """
 @cuda.jit
 def block_sum(x, out):
     sums = cuda.shared.array(32, float32)
@@ -24,9 +24,9 @@ def block_sum(x, out):
             off //= 2
         if lane == 0:
             out[cuda.blockIdx.x] = v
-'''
+"""
 
-TREE = '''
+TREE = """
 @cuda.jit
 def block_sum(x, out):
     s = cuda.shared.array(1024, float32)
@@ -42,9 +42,9 @@ def block_sum(x, out):
         stride //= 2
     if t == 0:
         out[cuda.blockIdx.x] = s[0]
-'''
+"""
 
-EXCLUSIVE = '''
+EXCLUSIVE = """
 @cuda.jit
 def warp_scan(x, out):
     i = cuda.grid(1)
@@ -59,20 +59,32 @@ def warp_scan(x, out):
         d *= 2
     if i < out.shape[0]:
         out[i] = v - own                 # exclusive, not inclusive
-'''
+"""
 
 SUBMISSIONS = {
     # the simulator reports the race in the public test too, so all of q1 is lost
-    "missing_barrier": {"group": "serial_lanes", "replace": {"def block_sum": NO_BARRIER}, "scores": {"q1": 0}},
-    "tree_reduction_many_barriers": {"group": "wrong_answers", "replace": {"def block_sum": TREE}, "scores": {"q1": 1}},
-    "exclusive_scan": {"group": "wrong_answers", "replace": {"def warp_scan": EXCLUSIVE}, "scores": {"q3": 0}},
+    "missing_barrier": {
+        "group": "serial_lanes",
+        "replace": {"def block_sum": NO_BARRIER},
+        "scores": {"q1": 0},
+    },
+    "tree_reduction_many_barriers": {
+        "group": "wrong_answers",
+        "replace": {"def block_sum": TREE},
+        "scores": {"q1": 1},
+    },
+    "exclusive_scan": {
+        "group": "wrong_answers",
+        "replace": {"def warp_scan": EXCLUSIVE},
+        "scores": {"q3": 0},
+    },
 }
 
 
 # ---- written as a class would (issue 14) -----------------------------------------------------
 
 # an explicit signature, an unrolled xor butterfly, cuda.laneid, a for loop over range
-STYLE_BLOCK_SUM = '''
+STYLE_BLOCK_SUM = """
 @cuda.jit("void(float32[:], float32[:])")
 def block_sum(x, out):
     sums = cuda.shared.array(32, float32)
@@ -95,9 +107,9 @@ def block_sum(x, out):
             v += cuda.shfl_xor_sync(FULL, v, 16 >> k)
         if lane == 0:
             out[cuda.blockIdx.x] = v
-'''
+"""
 
-STYLE_WARP_REDUCE = '''
+STYLE_WARP_REDUCE = """
 @cuda.jit("void(float32[:], float32[:])")
 def warp_reduce(x, out):
     i = cuda.grid(1)
@@ -111,9 +123,9 @@ def warp_reduce(x, out):
     v += cuda.shfl_xor_sync(FULL, v, 1)
     if cuda.laneid == 0:
         out[i // 32] = v
-'''
+"""
 
-STYLE_WARP_SCAN = '''
+STYLE_WARP_SCAN = """
 @cuda.jit
 def warp_scan(x, out):
     i = cuda.grid(1)
@@ -127,10 +139,10 @@ def warp_scan(x, out):
             v += u
     if i < x.shape[0]:
         out[i] = v
-'''
+"""
 
 # right sums, but lane 0 adds up its warp in a loop: no shuffles at all
-LANE0_REDUCE = '''
+LANE0_REDUCE = """
 @cuda.jit
 def warp_reduce(x, out):
     i = cuda.grid(1)
@@ -140,9 +152,9 @@ def warp_reduce(x, out):
             if i + k < x.shape[0]:
                 s += x[i + k]
         out[i // 32] = s
-'''
+"""
 
-LANE0_SCAN = '''
+LANE0_SCAN = """
 @cuda.jit
 def warp_scan(x, out):
     i = cuda.grid(1)
@@ -152,32 +164,53 @@ def warp_scan(x, out):
             if i + k < x.shape[0]:
                 s += x[i + k]
                 out[i + k] = s
-'''
+"""
 
 # the serial reduction again, with the check's thresholds rebound so that it would pass
-TAMPER_CONSTANTS = LANE0_REDUCE + '''
+TAMPER_CONSTANTS = (
+    LANE0_REDUCE
+    + """
 import gpulab.checks.warp as w
 w.MIN_SHUFFLES = 0
 w.MIN_EFFICIENCY = 0.0
-'''
+"""
+)
 
-SUBMISSIONS.update({
-    "correct_styles": {"group": "chaos", "replace": {"def block_sum": STYLE_BLOCK_SUM, "def warp_reduce": STYLE_WARP_REDUCE,
-                                   "def warp_scan": STYLE_WARP_SCAN,
-                                   "loop_answer =": 'loop_answer = {"kind": "xor", "offsets": np.array([1, 2, 4, 8, 16])}'},
-                       "scores": {}},
-    "lane0_serial_reduce": {"group": "serial_lanes", "replace": {"def warp_reduce": LANE0_REDUCE}, "scores": {"q2": 1}},
-    "lane0_serial_scan": {"group": "serial_lanes", "replace": {"def warp_scan": LANE0_SCAN}, "scores": {"q3": 1}},
-    # q1 was graded before the tampering cell ran; afterwards every hidden test refuses to grade
-    "tamper_warp_constants": {"replace": {"def warp_reduce": TAMPER_CONSTANTS},
-                              "scores": {"q1": 4, "q2": 1, "q3": 1, "q4": 0},
-                              "message": "gpulab.checks.warp.MIN_SHUFFLES was replaced"},
-})
+SUBMISSIONS.update(
+    {
+        "correct_styles": {
+            "group": "chaos",
+            "replace": {
+                "def block_sum": STYLE_BLOCK_SUM,
+                "def warp_reduce": STYLE_WARP_REDUCE,
+                "def warp_scan": STYLE_WARP_SCAN,
+                "loop_answer =": 'loop_answer = {"kind": "xor", "offsets": np.array([1, 2, 4, 8, 16])}',
+            },
+            "scores": {},
+        },
+        "lane0_serial_reduce": {
+            "group": "serial_lanes",
+            "replace": {"def warp_reduce": LANE0_REDUCE},
+            "scores": {"q2": 1},
+        },
+        "lane0_serial_scan": {
+            "group": "serial_lanes",
+            "replace": {"def warp_scan": LANE0_SCAN},
+            "scores": {"q3": 1},
+        },
+        # q1 was graded before the tampering cell ran; afterwards every hidden test refuses to grade
+        "tamper_warp_constants": {
+            "replace": {"def warp_reduce": TAMPER_CONSTANTS},
+            "scores": {"q1": 4, "q2": 1, "q3": 1, "q4": 0},
+            "message": "gpulab.checks.warp.MIN_SHUFFLES was replaced",
+        },
+    }
+)
 
 
 # ---- the shared-memory tree (q5), issue 14 item 18 --------------------------------------------
 
-_TREE = '''
+_TREE = """
 @cuda.jit
 def tree_sum(partial, values):
     s = cuda.shared.array(256, float32)
@@ -193,7 +226,7 @@ def tree_sum(partial, values):
         stride //= 2
     if t == 0:
         partial[cuda.blockIdx.x] = s[0]
-'''
+"""
 
 
 def _tree(guard="i < values.shape[0]", barrier="cuda.syncthreads()"):
@@ -205,7 +238,7 @@ TREE_NO_ROUND_BARRIER = _tree(barrier="pass                   # missing: cuda.sy
 TREE_OFF_BY_ONE = _tree(guard="i <= values.shape[0]")
 
 # right sums, 2 barriers, but thread 0 adds up the block alone: 256 loads where a tree needs 48
-TREE_SERIAL = '''
+TREE_SERIAL = """
 @cuda.jit
 def tree_sum(partial, values):
     s = cuda.shared.array(256, float32)
@@ -218,16 +251,19 @@ def tree_sum(partial, values):
         for k in range(256):
             acc += s[k]
         partial[cuda.blockIdx.x] = acc
-'''
+"""
 
 # the serial sum again, with the check's load limit rebound so that it would pass
-TAMPER_TREE_BOUND = TREE_SERIAL + '''
+TAMPER_TREE_BOUND = (
+    TREE_SERIAL
+    + """
 import gpulab.checks.tree_reduction as tr
 tr.tree_load_bound = lambda block, items_per_thread=1: 10 ** 9
-'''
+"""
+)
 
 # correct: an explicit signature, the stride from blockDim, rounds as a for loop over shifts
-STYLE_TREE = '''
+STYLE_TREE = """
 @cuda.jit("void(float32[:], float32[:])")
 def tree_sum(partial, values):
     s = cuda.shared.array(256, float32)
@@ -245,17 +281,33 @@ def tree_sum(partial, values):
         cuda.syncthreads()
     if t == 0:
         partial[cuda.blockIdx.x] = s[0]
-'''
+"""
 
-SUBMISSIONS["tamper_warp_constants"]["scores"]["q5"] = 1     # q5 runs after the tampering cell
-SUBMISSIONS.update({
-    "tree_missing_round_barrier": {"group": "wrong_answers", "replace": {"def tree_sum": TREE_NO_ROUND_BARRIER},
-                                   "scores": {"q5": 0}},
-    "tree_serial_thread0": {"group": "serial_lanes", "replace": {"def tree_sum": TREE_SERIAL}, "scores": {"q5": 1}},
-    "tree_off_by_one_guard": {"group": "tree_edges", "replace": {"def tree_sum": TREE_OFF_BY_ONE},
-                              "scores": {"q5": 1}},
-    "tamper_tree_bound": {"group": "tree_hostile", "replace": {"def tree_sum": TAMPER_TREE_BOUND},
-                          "scores": {"q5": 1}, "flags": ["imports the checkers"],
-                          "message": "gpulab.checks.tree_reduction.tree_load_bound was replaced"},
-    "correct_tree_style": {"group": "chaos", "replace": {"def tree_sum": STYLE_TREE}},
-})
+SUBMISSIONS["tamper_warp_constants"]["scores"]["q5"] = 1  # q5 runs after the tampering cell
+SUBMISSIONS.update(
+    {
+        "tree_missing_round_barrier": {
+            "group": "wrong_answers",
+            "replace": {"def tree_sum": TREE_NO_ROUND_BARRIER},
+            "scores": {"q5": 0},
+        },
+        "tree_serial_thread0": {
+            "group": "serial_lanes",
+            "replace": {"def tree_sum": TREE_SERIAL},
+            "scores": {"q5": 1},
+        },
+        "tree_off_by_one_guard": {
+            "group": "tree_edges",
+            "replace": {"def tree_sum": TREE_OFF_BY_ONE},
+            "scores": {"q5": 1},
+        },
+        "tamper_tree_bound": {
+            "group": "tree_hostile",
+            "replace": {"def tree_sum": TAMPER_TREE_BOUND},
+            "scores": {"q5": 1},
+            "flags": ["imports the checkers"],
+            "message": "gpulab.checks.tree_reduction.tree_load_bound was replaced",
+        },
+        "correct_tree_style": {"group": "chaos", "replace": {"def tree_sum": STYLE_TREE}},
+    }
+)

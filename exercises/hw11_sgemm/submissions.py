@@ -2,7 +2,7 @@
 (format: see exercises/hw02_simt/submissions.py). What a class writes for 1-D register blocking
 (issue 17 item 5): correct work in other styles, the usual wrong turns, and tampering."""
 
-_SGEMM = '''
+_SGEMM = """
 @cuda.jit
 def sgemm_1d(c, a, b):
     sa = cuda.shared.array((64, 8), float32)
@@ -24,12 +24,11 @@ def sgemm_1d(c, a, b):
         SECOND_BARRIER
     for i in range(8):
         c[row0 + ty * 8 + i, col0 + tx] = acc[i]
-'''
+"""
 
 
 def _sgemm(k_end="a.shape[1]", a_value="sa[ty * 8 + i, kk]", barrier="cuda.syncthreads()"):
-    return (_SGEMM.replace("K_END", k_end).replace("A_VALUE", a_value)
-            .replace("SECOND_BARRIER", barrier))
+    return _SGEMM.replace("K_END", k_end).replace("A_VALUE", a_value).replace("SECOND_BARRIER", barrier)
 
 
 # K = 16, as in the public test
@@ -39,16 +38,18 @@ NO_SECOND_BARRIER = _sgemm(barrier="pass                   # missing: cuda.synct
 # A's tile staged transposed: lanes tx read 32 rows of A, one float each (18 sectors per load
 # request, averaged with B's 4, where coalesced tiles need 4), and sa[tx, ty] puts 8 lanes in one
 # bank (896 store conflicts); right values and the right number of load requests
-TRANSPOSED_A = _SGEMM.replace("sa[t // 8, t % 8] = a[row0 + t // 8, k0 + t % 8]",
-                              "sa[tx, ty] = a[row0 + tx, k0 + ty]").replace(
-    "K_END", "a.shape[1]").replace("A_VALUE", "sa[ty * 8 + i, kk]").replace(
-    "SECOND_BARRIER", "cuda.syncthreads()")
+TRANSPOSED_A = (
+    _SGEMM.replace("sa[t // 8, t % 8] = a[row0 + t // 8, k0 + t % 8]", "sa[tx, ty] = a[row0 + tx, k0 + ty]")
+    .replace("K_END", "a.shape[1]")
+    .replace("A_VALUE", "sa[ty * 8 + i, kk]")
+    .replace("SECOND_BARRIER", "cuda.syncthreads()")
+)
 # B from shared memory, but A read from global memory in the inner loop: 8 loads per k
 A_FROM_GLOBAL = _sgemm(a_value="a[row0 + ty * 8 + i, k0 + kk]")
 
 # chapter 6's plain shared tiles, no register blocking: each thread makes its 8 outputs one after
 # another, re-staging both tiles for every output (8 times the loads)
-PLAIN_SHARED_TILES = '''
+PLAIN_SHARED_TILES = """
 @cuda.jit
 def sgemm_1d(c, a, b):
     sa = cuda.shared.array((64, 8), float32)
@@ -66,16 +67,19 @@ def sgemm_1d(c, a, b):
                 s += sa[ty * 8 + i, kk] * sb[kk, tx]
             cuda.syncthreads()
         c[row0 + ty * 8 + i, col0 + tx] = s
-'''
+"""
 
 # the plain-tiles kernel, with the check's K step rebound so that its load limit is 8 times higher
-TAMPER_BK = PLAIN_SHARED_TILES + '''
+TAMPER_BK = (
+    PLAIN_SHARED_TILES
+    + """
 import gpulab.checks.sgemm as sg
 sg.BK = 1
-'''
+"""
+)
 
 # correct: an explicit signature, the staging index from blockDim with shifts, a while loop over K
-STYLE_SGEMM = '''
+STYLE_SGEMM = """
 @cuda.jit("void(float32[:, :], float32[:, :], float32[:, :])")
 def sgemm_1d(c, a, b):
     sa = cuda.shared.array((64, 8), float32)
@@ -102,7 +106,7 @@ def sgemm_1d(c, a, b):
         k0 += 8
     for i in range(8):
         c[row0 + ty * 8 + i, col0 + tx] = acc[i]
-'''
+"""
 
 SUBMISSIONS = {
     "plain_shared_tiles": {"replace": {"def sgemm_1d": PLAIN_SHARED_TILES}, "scores": {"q1": 1}},
@@ -111,7 +115,11 @@ SUBMISSIONS = {
     "hard_coded_k": {"replace": {"def sgemm_1d": HARD_CODED_K}, "scores": {"q1": 1}},
     # the simulator reports the race in the public test too
     "missing_second_barrier": {"replace": {"def sgemm_1d": NO_SECOND_BARRIER}, "scores": {"q1": 0}},
-    "tamper_block_k": {"replace": {"def sgemm_1d": TAMPER_BK}, "scores": {"q1": 1},
-                       "flags": ["imports the checkers"], "message": "gpulab.checks.sgemm.BK was replaced"},
+    "tamper_block_k": {
+        "replace": {"def sgemm_1d": TAMPER_BK},
+        "scores": {"q1": 1},
+        "flags": ["imports the checkers"],
+        "message": "gpulab.checks.sgemm.BK was replaced",
+    },
     "correct_styles": {"group": "chaos", "replace": {"def sgemm_1d": STYLE_SGEMM}, "kernelspec": "gpulab"},
 }

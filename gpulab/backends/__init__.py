@@ -4,11 +4,15 @@
 ``gpulab.launch`` validates the launch and picks one from :data:`REGISTRY`; a backend never
 imports ``gpulab.launch``. Adding one is a module with those two functions and a line here.
 """
+
 import importlib
 
 #: backend name -> module (imported on first use: the GPU one pulls in numba.cuda's driver)
-REGISTRY = {"sim": "gpulab.backends.sim", "gpu": "gpulab.backends.gpu",
-            "numba-sim": "gpulab.backends.numbasim"}
+REGISTRY = {
+    "sim": "gpulab.backends.sim",
+    "gpu": "gpulab.backends.gpu",
+    "numba-sim": "gpulab.backends.numbasim",
+}
 
 
 def get(name):

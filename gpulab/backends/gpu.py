@@ -5,6 +5,7 @@ hundreds of milliseconds) happens on the host before the kernel is queued, so ev
 around the first launch would include it. ``timed_launch`` therefore compiles first, outside
 the events, and reports the compile time on its own (``Report.compile_s``).
 """
+
 import os
 import time
 
@@ -23,6 +24,7 @@ def available():
         return False
     try:
         from numba import cuda
+
         return bool(cuda.is_available())
     except Exception:
         return False
@@ -34,7 +36,8 @@ def _require_gpu():
             "backend='gpu' needs an NVIDIA GPU that numba.cuda can use, and none was found "
             "(numba.cuda.is_available() is False, or NUMBA_ENABLE_CUDASIM=1 is set). "
             "Use backend='sim' (gpulab's simulator) or backend='auto'. "
-            "Run `gpulab doctor` to see why no GPU was found.")
+            "Run `gpulab doctor` to see why no GPU was found."
+        )
 
 
 def compile_for(kernel, dargs):
@@ -42,9 +45,9 @@ def compile_for(kernel, dargs):
     started = time.perf_counter()
     argtypes = tuple(kernel.typeof_pyval(a) for a in dargs)
     try:
-        kernel.compile(argtypes)          # compiles, links and loads; a no-op when cached
+        kernel.compile(argtypes)  # compiles, links and loads; a no-op when cached
     except RuntimeError:
-        pass    # "Compilation disabled": declared signatures, already compiled at definition
+        pass  # "Compilation disabled": declared signatures, already compiled at definition
     return time.perf_counter() - started
 
 
@@ -63,9 +66,9 @@ def launch(kernel, grid, block, args, shared_bytes, **_simulator_options):
     """Copy numpy arrays in, launch timed, copy them back in place; only timings are reported."""
     _require_gpu()
     from numba import cuda
+
     if not hasattr(kernel, "py_func") or not hasattr(kernel, "__getitem__"):
-        raise errors.LaunchConfigError(
-            f"{kernel!r} is not a numba.cuda kernel (decorate it with @cuda.jit).")
+        raise errors.LaunchConfigError(f"{kernel!r} is not a numba.cuda kernel (decorate it with @cuda.jit).")
     dargs, back = [], []
     for a in args:
         if isinstance(a, np.ndarray) and a.ndim > 0:
@@ -78,5 +81,4 @@ def launch(kernel, grid, block, args, shared_bytes, **_simulator_options):
     for host, dev in back:
         host[...] = dev.copy_to_host()
     name = getattr(kernel, "__name__", None) or kernel.py_func.__name__
-    return Report(kernel=name, backend=NAME, grid=grid, block=block, kernel_s=kernel_s,
-                  compile_s=compile_s)
+    return Report(kernel=name, backend=NAME, grid=grid, block=block, kernel_s=kernel_s, compile_s=compile_s)

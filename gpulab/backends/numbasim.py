@@ -3,6 +3,7 @@
 It runs one OS thread per CUDA thread (slow) and has no warp intrinsics; gpulab uses it to
 cross-check its own simulator. Works whether or not NUMBA_ENABLE_CUDASIM is set.
 """
+
 import numpy as np
 
 from .. import errors
@@ -20,6 +21,7 @@ def available():
 def launch(kernel, grid, block, args, shared_bytes, **_simulator_options):
     """Run the launch on Numba's simulator (one OS thread per CUDA thread); arrays in place."""
     from numba.cuda.simulator.kernel import FakeCUDAKernel
+
     fn = python_function(kernel)
     if fn is None:
         raise errors.LaunchConfigError(f"{kernel!r} is not a numba.cuda kernel.")

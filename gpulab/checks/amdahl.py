@@ -3,6 +3,7 @@
 Every check returns a CheckResult that prints as a pass/fail line with the reason, and is
 truthy only on a pass (so the Otter tests can ``assert`` it).
 """
+
 from __future__ import annotations
 
 import math
@@ -11,11 +12,17 @@ import random
 from gpulab.models import amdahl as A
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
-__all__ = ["CheckResult", "check_speedup", "check_interview_speedup", "check_divergence",
-           "check_occupancy", "check_estimate_f", "check_worth_buying",
-           "speedup_tolerance", "estimate_f_tolerance"]
-
-
+__all__ = [
+    "CheckResult",
+    "check_speedup",
+    "check_interview_speedup",
+    "check_divergence",
+    "check_occupancy",
+    "check_estimate_f",
+    "check_worth_buying",
+    "speedup_tolerance",
+    "estimate_f_tolerance",
+]
 
 
 def _num(x):
@@ -27,7 +34,7 @@ def _num(x):
 
 #: float32 keeps 24 significant bits: an answer computed in float32 may be off by a few units
 #: of 2**-24 relative per operation, and by more where rounding the inputs is amplified
-F32_EPS = 2.0 ** -24
+F32_EPS = 2.0**-24
 
 
 def speedup_tolerance(f: float, p: float) -> float:
@@ -49,8 +56,7 @@ def check_speedup(fn, seed=None) -> CheckResult:
     arithmetic passes, a different formula does not."""
     rng = random.Random(seed)
     cases = [(0.95, 100), (0.5, 2), (0.0, 64), (1.0, 64), (0.99, 1)]
-    cases += [(rng.uniform(0, 1), rng.choice([2, 3, 8, 100, 1000, rng.randint(1, 10000)]))
-              for _ in range(20)]
+    cases += [(rng.uniform(0, 1), rng.choice([2, 3, 8, 100, 1000, rng.randint(1, 10000)])) for _ in range(20)]
     cases = tuple(cases)  # a tuple: a function that reaches this frame cannot shorten it
     for f, p in cases:
         try:
@@ -59,7 +65,7 @@ def check_speedup(fn, seed=None) -> CheckResult:
             return CheckResult(False, f"speedup({f:.3g}, {p}) raised {type(e).__name__}: {e}")
         if got is None:
             return CheckResult(False, "your function returned None (or not a number): not solved yet")
-        want = A.speedup(f, p)                  # computed after the call: nothing to peek at
+        want = A.speedup(f, p)  # computed after the call: nothing to peek at
         tol = speedup_tolerance(f, p)
         if not abs(got - want) <= tol:
             hint = ""
@@ -67,10 +73,14 @@ def check_speedup(fn, seed=None) -> CheckResult:
                 hint = " f is the *parallel* fraction: the serial part 1-f is the one not divided by p"
             elif abs(got - (f * p + (1 - f))) <= tol:
                 hint = " that is Gustafson's scaled speedup; Amdahl fixes the problem size"
-            return CheckResult(False, f"speedup({f!r}, {p}) should be {_fmt(want)}, got {_fmt(got)} "
-                                      f"(off by {abs(got - want):.3g}, allowed {tol:.2g}).{hint}")
-    return CheckResult(True, f"correct on {len(cases)} cases, including f=0.95, p=100 -> "
-                             f"{A.speedup(0.95, 100):.1f}x")
+            return CheckResult(
+                False,
+                f"speedup({f!r}, {p}) should be {_fmt(want)}, got {_fmt(got)} "
+                f"(off by {abs(got - want):.3g}, allowed {tol:.2g}).{hint}",
+            )
+    return CheckResult(
+        True, f"correct on {len(cases)} cases, including f=0.95, p=100 -> {A.speedup(0.95, 100):.1f}x"
+    )
 
 
 def check_interview_speedup(speedup, ceiling) -> CheckResult:
@@ -80,14 +90,20 @@ def check_interview_speedup(speedup, ceiling) -> CheckResult:
         return CheckResult(False, "give two numbers: the speedup on 100 processors and the ceiling")
     want_s, want_c = A.speedup(0.95, 100), A.limit(0.95)
     if abs(s - want_s) > 0.05:
-        hint = " (95x would be the 'lines of code' reading: f is a share of time, and the 5% never shrinks)" \
-            if s > 50 else ""
+        hint = (
+            " (95x would be the 'lines of code' reading: f is a share of time, and the 5% never shrinks)"
+            if s > 50
+            else ""
+        )
         return CheckResult(False, f"speedup: expected about {want_s:.1f}, got {s:g}{hint}")
     if abs(c - want_c) > 0.05:
         return CheckResult(False, f"ceiling: expected {want_c:g} = 1/(1-0.95), got {c:g}")
-    return CheckResult(True, f"S(100) = 1/(0.05 + 0.95/100) = {want_s:.1f}x and at most 1/0.05 = 20x: "
-                             f"about {A.wasted(0.95, 100):.0f} of the 100 processors' worth is spent waiting "
-                             "on the serial 5%.")
+    return CheckResult(
+        True,
+        f"S(100) = 1/(0.05 + 0.95/100) = {want_s:.1f}x and at most 1/0.05 = 20x: "
+        f"about {A.wasted(0.95, 100):.0f} of the 100 processors' worth is spent waiting "
+        "on the serial 5%.",
+    )
 
 
 def check_divergence(time_ratio, efficiency) -> CheckResult:
@@ -98,16 +114,22 @@ def check_divergence(time_ratio, efficiency) -> CheckResult:
         return CheckResult(False, "give two numbers: the time ratio and the warp execution efficiency")
     if e > 1:
         e = e / 100 if e <= 100 else e  # accept a percentage
-    why = ("16 lanes take the 'if' side, 16 the 'else' side; the warp issues one instruction stream, "
-           "so it runs both sides one after the other with half the lanes masked off each time: "
-           "T_warp = T_if + T_else = 2T, and each instruction does 16 of 32 lanes' work.")
+    why = (
+        "16 lanes take the 'if' side, 16 the 'else' side; the warp issues one instruction stream, "
+        "so it runs both sides one after the other with half the lanes masked off each time: "
+        "T_warp = T_if + T_else = 2T, and each instruction does 16 of 32 lanes' work."
+    )
     if not 1.9 <= r <= 2.1:
         hint = " (32 would be the worst case: every lane on its own path)" if r > 10 else ""
         return CheckResult(False, f"time ratio: expected about 2, got {r:g}{hint}. {why}")
     if not math.isclose(e, 0.5, abs_tol=0.01):
         return CheckResult(False, f"efficiency: expected 0.5 (50%), got {e:g}. {why}")
-    return CheckResult(True, "about 2x the time at 50% efficiency. " + why +
-                       " Branching on warp index (i // 32) instead would keep each warp uniform.")
+    return CheckResult(
+        True,
+        "about 2x the time at 50% efficiency. "
+        + why
+        + " Branching on warp index (i // 32) instead would keep each warp uniform.",
+    )
 
 
 def check_occupancy(answer) -> CheckResult:
@@ -119,10 +141,12 @@ def check_occupancy(answer) -> CheckResult:
         val = answer
     else:
         val = None
-    why = ("Occupancy is a means of hiding latency, not a goal: once enough warps (or enough "
-           "independent loads per warp, i.e. instruction-level parallelism) cover the latency, more "
-           "warps add nothing, and forcing occupancy up by cutting registers can cause spills to "
-           "local memory (really DRAM) and make the kernel slower. Read occupancy as a symptom.")
+    why = (
+        "Occupancy is a means of hiding latency, not a goal: once enough warps (or enough "
+        "independent loads per warp, i.e. instruction-level parallelism) cover the latency, more "
+        "warps add nothing, and forcing occupancy up by cutting registers can cause spills to "
+        "local memory (really DRAM) and make the kernel slower. Read occupancy as a symptom."
+    )
     if val is None:
         return CheckResult(False, "answer True/False (or 'yes'/'no')")
     if val:
@@ -154,32 +178,41 @@ def check_estimate_f(fn, seed=None) -> CheckResult:
             return CheckResult(False, f"estimate_f raised {type(e).__name__}: {e}")
         if got is None:
             return CheckResult(False, "your function returned None (or not a number): not solved yet")
-        want = A.fit_times([p1, p2], [t1, t2]).f     # after the call: nothing to peek at
+        want = A.fit_times([p1, p2], [t1, t2]).f  # after the call: nothing to peek at
         tol = estimate_f_tolerance(t1, t2)
         if not abs(got - want) <= tol:
             hint = ""
             if abs(got - A.f_from_speedup(t1 / t2, p2 / p1)) <= tol:
-                hint = (" you treated t1/t2 as a speedup over one processor, but p1 is not 1: "
-                        "solve t = serial + parallel/p for both unknowns")
-            return CheckResult(False, f"for (p, t) = ({p1}, {t1!r}), ({p2}, {t2!r}) expected "
-                                      f"f = {_fmt(want)}, got {_fmt(got)} (off by "
-                                      f"{abs(got - want):.3g}, allowed {tol:.2g}).{hint}")
+                hint = (
+                    " you treated t1/t2 as a speedup over one processor, but p1 is not 1: "
+                    "solve t = serial + parallel/p for both unknowns"
+                )
+            return CheckResult(
+                False,
+                f"for (p, t) = ({p1}, {t1!r}), ({p2}, {t2!r}) expected "
+                f"f = {_fmt(want)}, got {_fmt(got)} (off by "
+                f"{abs(got - want):.3g}, allowed {tol:.2g}).{hint}",
+            )
     return CheckResult(True, f"correct on {len(cases)} cases")
 
 
 def check_worth_buying(p, f: float = 0.95, min_efficiency: float = 0.5) -> CheckResult:
     """The largest power-of-two p whose efficiency S(p)/p is still >= min_efficiency."""
-    ok = [2 ** k for k in range(20) if A.efficiency(f, 2 ** k) >= min_efficiency - 1e-12]
+    ok = [2**k for k in range(20) if A.efficiency(f, 2**k) >= min_efficiency - 1e-12]
     want = max(ok)
     got = _num(p)
     if got is None:
         return CheckResult(False, "give a number of processors")
     eff = A.efficiency(f, got) if got >= 1 else float("nan")
     if got == want:
-        return CheckResult(True, f"p = {want}: efficiency {100 * eff:.0f}%; doubling to {2 * want} would drop it "
-                                 f"to {100 * A.efficiency(f, 2 * want):.0f}%. The exact boundary is "
-                                 f"p = (1/e - f)/(1 - f) = {A.p_at_efficiency(f, min_efficiency):.1f}.")
+        return CheckResult(
+            True,
+            f"p = {want}: efficiency {100 * eff:.0f}%; doubling to {2 * want} would drop it "
+            f"to {100 * A.efficiency(f, 2 * want):.0f}%. The exact boundary is "
+            f"p = (1/e - f)/(1 - f) = {A.p_at_efficiency(f, min_efficiency):.1f}.",
+        )
     if got > want:
-        return CheckResult(False, f"p = {got:g} runs at {100 * eff:.0f}% efficiency, below "
-                                  f"{100 * min_efficiency:.0f}%")
+        return CheckResult(
+            False, f"p = {got:g} runs at {100 * eff:.0f}% efficiency, below {100 * min_efficiency:.0f}%"
+        )
     return CheckResult(False, f"p = {got:g} meets the bar, but a larger power of two still does too")

@@ -1,6 +1,7 @@
 """Turn a reader's answer into a plain Python number before any comparison, so an object that
 claims to equal everything (an ``int`` subclass whose ``__eq__`` returns True, a number whose
 arithmetic lies) is graded by the value it really holds."""
+
 from __future__ import annotations
 
 import operator
@@ -12,7 +13,7 @@ def as_int(v):
     if isinstance(v, bool) or type(v).__name__ == "bool_":
         return None
     try:
-        return operator.index(v)           # exact int since Python 3.10, even for subclasses
+        return operator.index(v)  # exact int since Python 3.10, even for subclasses
     except TypeError:
         return None
 

@@ -5,6 +5,7 @@ Any chapter can build a list of :class:`Case` (launch shape, arguments, expected
 so "no out-of-bounds access" is checked by the run itself; optional thresholds check counters
 (warp execution efficiency) the simulator measures.
 """
+
 from __future__ import annotations
 
 import copy
@@ -14,8 +15,6 @@ import numpy as np
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
 __all__ = ["CheckResult", "Case", "run_cases", "first_mismatch"]
-
-
 
 
 @dataclass
@@ -40,9 +39,18 @@ def first_mismatch(got: np.ndarray, want: np.ndarray, rtol: float, atol: float):
     return idx, got[idx], want[idx], int(bad.sum())
 
 
-def run_cases(kernel, cases, *, backend: str = "sim", rtol: float = 1e-5, atol: float = 1e-6,
-              min_efficiency: float | None = None, arg_names=None, hint_oob: str | None = None,
-              hint_mismatch: str = ""):
+def run_cases(
+    kernel,
+    cases,
+    *,
+    backend: str = "sim",
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    min_efficiency: float | None = None,
+    arg_names=None,
+    hint_oob: str | None = None,
+    hint_mismatch: str = "",
+):
     """Run every case; return ``(CheckResult, reports)``.
 
     Fails with the case name and the reason: the simulator stopped the kernel (its message names
@@ -60,12 +68,13 @@ def run_cases(kernel, cases, *, backend: str = "sim", rtol: float = 1e-5, atol: 
         try:
             rep = gpulab.launch(kernel, case.grid, case.block, *args, backend=backend)
         except OutOfBounds as e:
-            hint = hint_oob or ("threads whose index falls outside the data must not touch it: "
-                                "guard the edges")
+            hint = hint_oob or (
+                "threads whose index falls outside the data must not touch it: guard the edges"
+            )
             return CheckResult(False, f"{case.name}: out-of-bounds access, {hint}.\n{e}"), reps
         except KernelError as e:
             return CheckResult(False, f"{case.name}: the simulator stopped your kernel.\n{e}"), reps
-        except Exception as e:                     # the reader's code or the launch itself
+        except Exception as e:  # the reader's code or the launch itself
             return CheckResult(False, f"{case.name}: {type(e).__name__}: {e}"), reps
         reps.append(rep)
         for pos, want in case.expected.items():
@@ -73,23 +82,30 @@ def run_cases(kernel, cases, *, backend: str = "sim", rtol: float = 1e-5, atol: 
             got = args[pos]
             name = arg_names[pos] if arg_names else f"argument {pos}"
             if got.shape != want.shape:
-                return CheckResult(False, f"{case.name}: {name} has shape {got.shape}, "
-                                          f"expected {want.shape}"), reps
+                return CheckResult(
+                    False, f"{case.name}: {name} has shape {got.shape}, expected {want.shape}"
+                ), reps
             mm = first_mismatch(got, want, rtol, atol)
             if mm:
                 idx, g, w, n = mm
                 where = ", ".join(map(str, idx))
                 extra = " (never written: no thread stored it)" if np.isnan(g) else ""
                 hint = hint_mismatch
-                return CheckResult(False, f"{case.name}: {name}[{where}] = {g:.9g}, expected {w:.9g}"
-                                          f"{extra}; {n} of {want.size} elements wrong{hint}"), reps
+                return CheckResult(
+                    False,
+                    f"{case.name}: {name}[{where}] = {g:.9g}, expected {w:.9g}"
+                    f"{extra}; {n} of {want.size} elements wrong{hint}",
+                ), reps
         if min_efficiency is not None and backend == "sim":
             eff = float(rep.warp_efficiency)
             effs.append(eff)
             if eff < min_efficiency:
-                return CheckResult(False, f"{case.name}: output correct, but warp execution "
-                                          f"efficiency is {eff:.3f} < {min_efficiency}: "
-                                          f"lanes of a warp still take different paths"), reps
+                return CheckResult(
+                    False,
+                    f"{case.name}: output correct, but warp execution "
+                    f"efficiency is {eff:.3f} < {min_efficiency}: "
+                    f"lanes of a warp still take different paths",
+                ), reps
     msg = f"correct output on {len(reps)} case(s) ({', '.join(c.name for c in cases)})"
     if effs:
         msg += f", warp execution efficiency >= {min(effs):.3f}"

@@ -1,4 +1,5 @@
 """Self-checks for chapter 05 (memory hierarchy, coalescing); also used by the homework's tests."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,11 +28,15 @@ def check_own_sector(answer) -> CheckResult:
     if got < metrics.WARP:
         return CheckResult(False, f"stride {s}: {got} sectors, so some lanes still share a sector")
     if s > 1 and _sectors(s - 1) >= metrics.WARP:
-        return CheckResult(False, f"stride {s} gives 32 sectors, but so does a smaller stride: "
-                                  "find the smallest")
-    return CheckResult(True, f"stride {s}: 32 sectors of 32 bytes for 128 useful bytes; a sector "
-                             f"holds {metrics.SECTOR_BYTES // 4} float32, so from stride "
-                             f"{metrics.SECTOR_BYTES // 4} on no two lanes share one")
+        return CheckResult(
+            False, f"stride {s} gives 32 sectors, but so does a smaller stride: find the smallest"
+        )
+    return CheckResult(
+        True,
+        f"stride {s}: 32 sectors of 32 bytes for 128 useful bytes; a sector "
+        f"holds {metrics.SECTOR_BYTES // 4} float32, so from stride "
+        f"{metrics.SECTOR_BYTES // 4} on no two lanes share one",
+    )
 
 
 def _scale_one(kernel, h, w, rng, backend):
@@ -43,8 +48,7 @@ def _scale_one(kernel, h, w, rng, backend):
     factor = np.float32(rng.uniform(0.5, 4.0))
     out = np.full_like(a, np.nan)
     try:
-        rep = gpulab.launch(kernel, (-(-w // 32), -(-h // 8)), (32, 8), out, a, factor,
-                            backend=backend)
+        rep = gpulab.launch(kernel, (-(-w // 32), -(-h // 8)), (32, 8), out, a, factor, backend=backend)
     except Exception as e:  # noqa: BLE001 - report the reader's error, whatever it is
         return None, f"{h} x {w} matrix: the kernel failed: {type(e).__name__}: {e}"
     want = factor * a
@@ -52,8 +56,10 @@ def _scale_one(kernel, h, w, rng, backend):
     if len(bad):
         r, c = bad[0]
         never = " (never written)" if np.isnan(out[r, c]) else ""
-        return None, (f"{h} x {w} matrix: wrong output: {len(bad)} of {h * w} elements differ, first "
-                      f"at [{r}, {c}]: got {out[r, c]:.9g}{never}, expected {want[r, c]:.9g}")
+        return None, (
+            f"{h} x {w} matrix: wrong output: {len(bad)} of {h * w} elements differ, first "
+            f"at [{r}, {c}]: got {out[r, c]:.9g}{never}, expected {want[r, c]:.9g}"
+        )
     return rep, None
 
 
@@ -74,13 +80,19 @@ def check_scale(kernel, backend="sim", seed=None) -> CheckResult:
             continue
         spr = rep.sectors_per_request("ld") or 0.0
         if spr > 4.0 + 1e-9:
-            return CheckResult(False, f"{n} x {n} matrix: output correct, but {spr:.1f} sectors per "
-                                      "load request (ideal 4): consecutive lanes (threadIdx.x) should "
-                                      "read consecutive addresses, i.e. the last index of a[r, c]")
+            return CheckResult(
+                False,
+                f"{n} x {n} matrix: output correct, but {spr:.1f} sectors per "
+                "load request (ideal 4): consecutive lanes (threadIdx.x) should "
+                "read consecutive addresses, i.e. the last index of a[r, c]",
+            )
     m = int(rng.integers(5, 150))
-    m += m % 32 == 0                         # a side that is not a multiple of the block
+    m += m % 32 == 0  # a side that is not a multiple of the block
     rep, err = _scale_one(kernel, m, m, rng, backend)
     if err:
         return CheckResult(False, err + " (guard both sides: row < a.shape[0] and col < a.shape[1])")
-    return CheckResult(True, f"output correct on {' and '.join(f'{n} x {n}' for n in square)} "
-                             f"({spr:.1f} sectors per load request: coalesced) and on {m} x {m}")
+    return CheckResult(
+        True,
+        f"output correct on {' and '.join(f'{n} x {n}' for n in square)} "
+        f"({spr:.1f} sectors per load request: coalesced) and on {m} x {m}",
+    )

@@ -11,6 +11,7 @@ Graded on fresh random matrices of several tile counts (the reference fragments 
 after the run), and by the simulator's request counts: every lane loads its own elements, at
 most n load and n store requests per warp, so one lane copying for the whole warp fails.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,7 +31,7 @@ def fragment_reference(m: np.ndarray, operand: str) -> np.ndarray:
     out = np.empty((tr, tc, mma.WARP, n), m.dtype)
     for i in range(tr):
         for j in range(tc):
-            out[i, j] = mma.load_fragments(m[i * rows:(i + 1) * rows, j * cols:(j + 1) * cols], operand)
+            out[i, j] = mma.load_fragments(m[i * rows : (i + 1) * rows, j * cols : (j + 1) * cols], operand)
     return out
 
 
@@ -49,8 +50,10 @@ def _explain(operand, tile, got, lane, i):
         return f"lane {lane}'s {name} was never written; it should hold {operand}{list(want_rc)}"
     src = _where(tile, got)
     if src is None:
-        return (f"lane {lane}'s {name} = {got:g} is no element of the tile; it should hold "
-                f"{operand}{list(want_rc)} (does the block read its own tile, at 16 x blockIdx?)")
+        return (
+            f"lane {lane}'s {name} = {got:g} is no element of the tile; it should hold "
+            f"{operand}{list(want_rc)} (does the block read its own tile, at 16 x blockIdx?)"
+        )
     hint = ""
     if src == want_rc[::-1]:
         hint = ": row and column are swapped"
@@ -58,8 +61,10 @@ def _explain(operand, tile, got, lane, i):
         hint = ": right row, wrong column"
     elif src[1] == want_rc[1]:
         hint = ": right column, wrong row"
-    return (f"lane {lane}'s {name} holds {operand}{list(src)} of its tile, but the PTX layout puts "
-            f"{operand}{list(want_rc)} there{hint}")
+    return (
+        f"lane {lane}'s {name} holds {operand}{list(src)} of its tile, but the PTX layout puts "
+        f"{operand}{list(want_rc)} there{hint}"
+    )
 
 
 def check_fragment_load(kernel, operand: str = "A", seed=None, backend: str = "sim") -> CheckResult:
@@ -73,30 +78,39 @@ def check_fragment_load(kernel, operand: str = "A", seed=None, backend: str = "s
     for tr, tc in shapes:
         case = f"{operand} of {tr * rows}x{tc * cols} ({tr}x{tc} tiles)"
         # distinct values, exact in fp16 (as the registers would hold them): a permutation of k/64
-        m = (rng.permutation(tr * rows * tc * cols).reshape(tr * rows, tc * cols) / 64 - 8)
+        m = rng.permutation(tr * rows * tc * cols).reshape(tr * rows, tc * cols) / 64 - 8
         m = m.astype(np.float16).astype(np.float32)
         frag = np.full((tr, tc, mma.WARP, n), np.nan, np.float32)
         rep, fail = launch_or_fail(kernel, (tc, tr), mma.WARP, (frag, m), case, backend)
         if fail is not None:
             return fail
-        want = fragment_reference(m, operand)                    # only after the run
+        want = fragment_reference(m, operand)  # only after the run
         bad = np.argwhere(frag != want)
         if bad.size:
             ti, tj, lane, i = (int(v) for v in bad[0])
-            tile = m[ti * rows:(ti + 1) * rows, tj * cols:(tj + 1) * cols]
-            return CheckResult(False, f"{case}: tile ({ti}, {tj}): "
-                                      f"{_explain(operand, tile, frag[ti, tj, lane, i], lane, i)} "
-                                      f"({len(bad)} of {want.size} fragment values wrong)")
+            tile = m[ti * rows : (ti + 1) * rows, tj * cols : (tj + 1) * cols]
+            return CheckResult(
+                False,
+                f"{case}: tile ({ti}, {tj}): "
+                f"{_explain(operand, tile, frag[ti, tj, lane, i], lane, i)} "
+                f"({len(bad)} of {want.size} fragment values wrong)",
+            )
         if backend != "sim":
             continue
         warps = tr * tc
         for key, what in ((ld_req, "load"), (st_req, "store")):
             per_warp = rep.metrics.get(key, 0) / warps
             if per_warp > n:
-                return CheckResult(False, f"{case}: right fragments, but {per_warp:.0f} global {what} "
-                                          f"requests per warp where {n} suffice: each lane loads its "
-                                          f"own {n} elements, all 32 lanes at once")
-    return CheckResult(True, f"every lane holds its {n} elements of {operand} where the PTX layout "
-                             f"puts them, on {len(shapes)} matrices of "
-                             f"{', '.join(f'{a}x{b}' for a, b in shapes)} tiles, with at most {n} "
-                             f"load and store requests per warp")
+                return CheckResult(
+                    False,
+                    f"{case}: right fragments, but {per_warp:.0f} global {what} "
+                    f"requests per warp where {n} suffice: each lane loads its "
+                    f"own {n} elements, all 32 lanes at once",
+                )
+    return CheckResult(
+        True,
+        f"every lane holds its {n} elements of {operand} where the PTX layout "
+        f"puts them, on {len(shapes)} matrices of "
+        f"{', '.join(f'{a}x{b}' for a, b in shapes)} tiles, with at most {n} "
+        f"load and store requests per warp",
+    )

@@ -2,6 +2,7 @@
 
 Expected values come from :mod:`gpulab.models.occupancy`, never from a stored table.
 """
+
 from __future__ import annotations
 
 import random
@@ -14,8 +15,21 @@ from gpulab.models import occupancy as occ
 def _register_cases(seed=None):
     """(threads, registers) on sm_90 where one block fits: fixed corners plus 40 random ones
     (new ones on every call unless ``seed`` is given)."""
-    fixed = [(256, 32), (256, 40), (128, 37), (320, 37), (1024, 32), (1024, 33), (96, 255),
-             (64, 16), (512, 64), (32, 1), (640, 48), (384, 72), (224, 168)]
+    fixed = [
+        (256, 32),
+        (256, 40),
+        (128, 37),
+        (320, 37),
+        (1024, 32),
+        (1024, 33),
+        (96, 255),
+        (64, 16),
+        (512, 64),
+        (32, 1),
+        (640, 48),
+        (384, 72),
+        (224, 168),
+    ]
     rng = random.Random(seed)
     out = list(fixed)
     while len(out) < len(fixed) + 40:
@@ -39,11 +53,14 @@ def check_register_limit(fn, seed=None) -> CheckResult:
             return CheckResult(False, "your function returned None: not solved yet")
         if as_number(got) is None:
             return CheckResult(False, f"register_blocks({t}, {r}) returned {got!r}: not a number")
-        got = as_number(got)                    # the plain number it holds, whatever its __eq__
-        want = occ.occupancy(t, r, 0, "sm_90").limits["registers"]   # after the call
+        got = as_number(got)  # the plain number it holds, whatever its __eq__
+        want = occ.occupancy(t, r, 0, "sm_90").limits["registers"]  # after the call
         if got != want:
-            return CheckResult(False, f"{t} threads/block, {r} registers/thread: expected {want} "
-                                      f"blocks per SM, got {got}{_register_hint(fn, cases)}")
+            return CheckResult(
+                False,
+                f"{t} threads/block, {r} registers/thread: expected {want} "
+                f"blocks per SM, got {got}{_register_hint(fn, cases)}",
+            )
     return CheckResult(True, f"correct on {len(cases)} configurations")
 
 
@@ -59,17 +76,24 @@ def _register_hint(fn, cases) -> str:
         return -(-t // W)
 
     mistakes = [
-        (lambda t, r: (F // (W * r)) // warps(t),
-         "this is floor(F/(32R)) in whole blocks: round each warp's 32R registers up to a "
-         f"multiple of {unit} first"),
-        (lambda t, r: (F // per_warp(r)) // warps(t),
-         f"a warp's registers all come from one of the {sub} sub-partitions of {F // sub:,}: "
-         f"count warps per sub-partition first, then multiply by {sub}"),
-        (lambda t, r: F // (r * t),
-         "registers are allocated per warp, rounded up to 256, and a partial warp costs a "
-         "whole one"),
-        (lambda t, r: (F // sub // per_warp(r)) * sub,
-         "that is warps per SM; the question asks for whole blocks per SM"),
+        (
+            lambda t, r: (F // (W * r)) // warps(t),
+            "this is floor(F/(32R)) in whole blocks: round each warp's 32R registers up to a "
+            f"multiple of {unit} first",
+        ),
+        (
+            lambda t, r: (F // per_warp(r)) // warps(t),
+            f"a warp's registers all come from one of the {sub} sub-partitions of {F // sub:,}: "
+            f"count warps per sub-partition first, then multiply by {sub}",
+        ),
+        (
+            lambda t, r: F // (r * t),
+            "registers are allocated per warp, rounded up to 256, and a partial warp costs a whole one",
+        ),
+        (
+            lambda t, r: (F // sub // per_warp(r)) * sub,
+            "that is warps per SM; the question asks for whole blocks per SM",
+        ),
     ]
     try:
         answers = {(t, r): fn(t, r) for t, r in cases}
@@ -90,8 +114,9 @@ def largest_registers_for(target: float, threads: int, arch: str) -> int:
     return best
 
 
-def check_register_budget(answer, threads: int = 256, arch: str = "sm_90",
-                          target: float = 0.75) -> CheckResult:
+def check_register_budget(
+    answer, threads: int = 256, arch: str = "sm_90", target: float = 0.75
+) -> CheckResult:
     """Widget exercise: ``answer`` (the explorer's dict) must be the largest register count with
     which ``threads``-thread blocks on ``arch`` still reach ``target`` occupancy, no shared memory."""
     if not isinstance(answer, dict) or "registers" not in answer:
@@ -102,18 +127,24 @@ def check_register_budget(answer, threads: int = 256, arch: str = "sm_90",
             return CheckResult(False, f"set {key} to {want} (it is {answer.get(key)})")
     r = as_int(answer["registers"])
     if r is None or not 1 <= r <= 255:
-        return CheckResult(False, f"registers should be a whole number from 1 to 255, got "
-                                  f"{answer['registers']!r}")
+        return CheckResult(
+            False, f"registers should be a whole number from 1 to 255, got {answer['registers']!r}"
+        )
     best = largest_registers_for(target, threads, arch)
     got = occ.occupancy(threads, r, 0, arch)
     if got.occupancy < target - 1e-12:
-        return CheckResult(False, f"{r} registers give {got.occupancy:.1%}, below {target:.0%}: "
-                                  f"go down")
+        return CheckResult(False, f"{r} registers give {got.occupancy:.1%}, below {target:.0%}: go down")
     if r < best:
-        return CheckResult(False, f"{r} registers reach {got.occupancy:.1%}, but you can afford "
-                                  f"more registers and stay at or above {target:.0%}: go up")
+        return CheckResult(
+            False,
+            f"{r} registers reach {got.occupancy:.1%}, but you can afford "
+            f"more registers and stay at or above {target:.0%}: go up",
+        )
     nxt = occ.occupancy(threads, r + 1, 0, arch)
-    return CheckResult(True, f"{r} registers: {got.blocks_per_sm} blocks, {got.active_warps} "
-                             f"warps ({got.occupancy:.1%}); at {r + 1} the allocation per warp "
-                             f"becomes {-(-32 * (r + 1) // 256) * 256} registers and occupancy "
-                             f"drops to {nxt.occupancy:.1%}")
+    return CheckResult(
+        True,
+        f"{r} registers: {got.blocks_per_sm} blocks, {got.active_warps} "
+        f"warps ({got.occupancy:.1%}); at {r + 1} the allocation per warp "
+        f"becomes {-(-32 * (r + 1) // 256) * 256} registers and occupancy "
+        f"drops to {nxt.occupancy:.1%}",
+    )

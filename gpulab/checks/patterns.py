@@ -1,4 +1,5 @@
 """Self-checks for chapter 07 (compute-shader patterns); also used by the homework's tests."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,17 +20,25 @@ def check_halo_tile(answer, target=1.6) -> CheckResult:
         return CheckResult(False, f"set R to 4 (you have {r})")
     c = halo_cost(t, r)
     if c["threads_per_block"] > Arch.max_threads_per_block:
-        return CheckResult(False, f"TILE {t} needs {c['threads_per_block']} threads per block: over the "
-                                  f"{Arch.max_threads_per_block} limit")
+        return CheckResult(
+            False,
+            f"TILE {t} needs {c['threads_per_block']} threads per block: over the "
+            f"{Arch.max_threads_per_block} limit",
+        )
     if c["tiled_loads_per_pixel"] > target:
-        return CheckResult(False, f"TILE {t}: {c['tiled_loads_per_pixel']:.3f} loads per pixel, above {target}")
+        return CheckResult(
+            False, f"TILE {t}: {c['tiled_loads_per_pixel']:.3f} loads per pixel, above {target}"
+        )
     smaller = [x for x in range(8, t, 8) if halo_cost(x, r)["tiled_loads_per_pixel"] <= target]
     if smaller:
         return CheckResult(False, f"TILE {t} works, but so does {smaller[0]}: find the smallest")
-    return CheckResult(True, f"TILE {t}: {c['tiled_loads_per_pixel']:.3f} loads per pixel with "
-                             f"{c['threads_per_block']} threads: the halo costs less as the tile grows, "
-                             f"and, with one thread per output pixel, the {Arch.max_threads_per_block}-thread limit "
-                             "caps the tile")
+    return CheckResult(
+        True,
+        f"TILE {t}: {c['tiled_loads_per_pixel']:.3f} loads per pixel with "
+        f"{c['threads_per_block']} threads: the halo costs less as the tile grows, "
+        f"and, with one thread per output pixel, the {Arch.max_threads_per_block}-thread limit "
+        "caps the tile",
+    )
 
 
 def check_invert(kernel, dispatch, backend="sim", seed=None) -> CheckResult:
@@ -49,16 +58,27 @@ def check_invert(kernel, dispatch, backend="sim", seed=None) -> CheckResult:
         except Exception as e:  # noqa: BLE001
             return CheckResult(False, f"dispatch({w}, {h}) raised {type(e).__name__}: {e}")
         if len(grid) != 2 or grid[0] * 8 < w or grid[1] * 8 < h:
-            return CheckResult(False, f"dispatch({w}, {h}) = {grid}: 8 x 8 groups on that grid do not "
-                                      f"cover a {w} x {h} image (round up, and x is the width)")
+            return CheckResult(
+                False,
+                f"dispatch({w}, {h}) = {grid}: 8 x 8 groups on that grid do not "
+                f"cover a {w} x {h} image (round up, and x is the width)",
+            )
         want = tuple(lm.grid_for((w, h), (8, 8)))
         if grid != want:
-            return CheckResult(False, f"dispatch({w}, {h}) = {grid} covers the image, but {want} "
-                                      f"does too with fewer blocks: launch ceil(width / 8) x "
-                                      f"ceil(height / 8), no block without a pixel")
-        cases.append(Case(f"{w} x {h} image", grid, (8, 8),
-                          (np.full_like(img, np.nan), img, np.float32(1.5)),
-                          {0: lambda img=img.copy(): invert_reference(img, 1.5)}))
-    res, _ = run_cases(kernel, cases, backend=backend, atol=1e-6,
-                       arg_names=("out", "img", "contrast"))
+            return CheckResult(
+                False,
+                f"dispatch({w}, {h}) = {grid} covers the image, but {want} "
+                f"does too with fewer blocks: launch ceil(width / 8) x "
+                f"ceil(height / 8), no block without a pixel",
+            )
+        cases.append(
+            Case(
+                f"{w} x {h} image",
+                grid,
+                (8, 8),
+                (np.full_like(img, np.nan), img, np.float32(1.5)),
+                {0: lambda img=img.copy(): invert_reference(img, 1.5)},
+            )
+        )
+    res, _ = run_cases(kernel, cases, backend=backend, atol=1e-6, arg_names=("out", "img", "contrast"))
     return CheckResult(True, "correct on 4 image sizes, no out-of-bounds access") if res else res

@@ -6,6 +6,7 @@ accumulates in FP32, or exactly in s32 for INT8) must be a pair sm_90 multiplies
 no more bytes than the cheapest such pair that meets it. Expected values come from the emulation,
 computed when the check runs.
 """
+
 from __future__ import annotations
 
 from gpulab.checks.result import CheckResult
@@ -23,25 +24,37 @@ def check_native_format_choice(choice, problem: F.BudgetProblem | None = None) -
         if choice[key] not in allowed:
             return CheckResult(False, f"choice[{key!r}] = {choice[key]!r} is not one of {allowed}")
     if choice.get("acc", p.accs[0]) not in p.accs:
-        return CheckResult(False, f"accumulate in {p.accs[0]}: every tensor-core pair here does "
-                                  f"(got acc = {choice['acc']!r})")
+        return CheckResult(
+            False,
+            f"accumulate in {p.accs[0]}: every tensor-core pair here does (got acc = {choice['acc']!r})",
+        )
     fx, fw = choice["x"], choice["w"]
     if p.pairs is not None and (fx, fw) not in p.pairs:
-        return CheckResult(False, f"no Hopper tensor-core instruction multiplies {fx} by {fw}: mma and "
-                                  "wgmma take FP16 x FP16, BF16 x BF16, TF32 x TF32, FP8 x FP8 (E4M3 "
-                                  "or E5M2 each) or INT8 x INT8. A kernel could convert one operand in "
-                                  "registers first (dequantise it), but then the multiply runs in the "
-                                  "other format; pick a pair the hardware multiplies")
+        return CheckResult(
+            False,
+            f"no Hopper tensor-core instruction multiplies {fx} by {fw}: mma and "
+            "wgmma take FP16 x FP16, BF16 x BF16, TF32 x TF32, FP8 x FP8 (E4M3 "
+            "or E5M2 each) or INT8 x INT8. A kernel could convert one operand in "
+            "registers first (dequantise it), but then the multiply runs in the "
+            "other format; pick a pair the hardware multiplies",
+        )
     c = {"x": fx, "w": fw, "acc": p.accs[0]}
     err, nbytes = p.error(c), p.bytes(c)
     if err > p.budget:
-        return CheckResult(False, f"X in {fx}, W in {fw}: relative error {err:.2%} is over the "
-                                  f"{p.budget:.0%} budget")
+        return CheckResult(
+            False, f"X in {fx}, W in {fw}: relative error {err:.2%} is over the {p.budget:.0%} budget"
+        )
     ok = [r for r in p.all_choices() if r["error"] <= p.budget]
     best = min(r["bytes"] for r in ok)
     if nbytes > best:
-        return CheckResult(False, f"error {err:.2%} meets the budget, but X and W take {nbytes} bytes; "
-                                  f"a pair with {best} bytes also meets it (a memory-bound layer "
-                                  f"pays for bytes)")
-    return CheckResult(True, f"X in {fx}, W in {fw}: error {err:.2%} <= {p.budget:.0%} with {nbytes} "
-                             f"bytes, the fewest of any pair the tensor cores multiply")
+        return CheckResult(
+            False,
+            f"error {err:.2%} meets the budget, but X and W take {nbytes} bytes; "
+            f"a pair with {best} bytes also meets it (a memory-bound layer "
+            f"pays for bytes)",
+        )
+    return CheckResult(
+        True,
+        f"X in {fx}, W in {fw}: error {err:.2%} <= {p.budget:.0%} with {nbytes} "
+        f"bytes, the fewest of any pair the tensor cores multiply",
+    )

@@ -2,6 +2,7 @@
 on any length, graded by value on random inputs and by the simulator's barrier count (warp
 shuffles first, shared memory only between warps, so one ``syncthreads`` is enough). The
 barrier counting is :func:`gpulab.checks.warp.barriers_per_block`'s."""
+
 from __future__ import annotations
 
 import math
@@ -15,7 +16,7 @@ from gpulab.checks.warp import barriers_per_block
 def block_sums_reference(x: np.ndarray, block: int, nblocks: int) -> np.ndarray:
     """Sum of each block-sized segment of x (segments past the end sum zeros), in float64."""
     pad = np.zeros(nblocks * block, dtype=np.float64)
-    pad[:x.shape[0]] = x
+    pad[: x.shape[0]] = x
     return pad.reshape(nblocks, block).sum(axis=1)
 
 
@@ -45,14 +46,21 @@ def check_block_sum(kernel, seed=None, max_barriers: int = 1, backend: str = "si
         if bad.size:
             k = int(bad[0])
             never = " (never written)" if np.isnan(out[k]) else ""
-            return CheckResult(False, f"n={n}, block={block}: out[{k}] = {out[k]:g}{never}, expected "
-                                      f"{want[k]:g} ({bad.size} of {nblocks} block sums wrong)")
+            return CheckResult(
+                False,
+                f"n={n}, block={block}: out[{k}] = {out[k]:g}{never}, expected "
+                f"{want[k]:g} ({bad.size} of {nblocks} block sums wrong)",
+            )
         if backend == "sim":
             b = barriers_per_block(rep)
             most = max(most, b)
             if b > max_barriers:
-                return CheckResult(False, f"n={n}, block={block}: correct sums, but {b} syncthreads per "
-                                          f"block (at most {max_barriers}): reduce within each warp by "
-                                          f"shuffles, and use shared memory only to combine the warps")
-    return CheckResult(True, f"correct block sums on {len(cases)} lengths, at most {most} "
-                             f"syncthreads per block")
+                return CheckResult(
+                    False,
+                    f"n={n}, block={block}: correct sums, but {b} syncthreads per "
+                    f"block (at most {max_barriers}): reduce within each warp by "
+                    f"shuffles, and use shared memory only to combine the warps",
+                )
+    return CheckResult(
+        True, f"correct block sums on {len(cases)} lengths, at most {most} syncthreads per block"
+    )

@@ -1,4 +1,5 @@
 """The outcome every self-check returns: pass or fail, and the reason in words."""
+
 import textwrap
 from dataclasses import dataclass
 
@@ -17,5 +18,7 @@ class CheckResult:
         text = ("✅ " if self.passed else "❌ ") + self.message
         # wrapped to the book's output column: 621 px holds 76 monospace characters, and the
         # ✅/❌ mark is drawn about three characters wide, so 68 per line
-        return "\n".join(textwrap.fill(part, 68, subsequent_indent="   ", break_long_words=False,
-                                        break_on_hyphens=False) for part in text.split("\n"))
+        return "\n".join(
+            textwrap.fill(part, 68, subsequent_indent="   ", break_long_words=False, break_on_hyphens=False)
+            for part in text.split("\n")
+        )

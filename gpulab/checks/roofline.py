@@ -6,6 +6,7 @@ per thread, coalesced), not to the DRAM bound itself: the model predicts that ev
 copy spends part of its time outside the DRAM transfer (launch, ramp-up, latency), so an
 absolute "80% of the DRAM bound" would be out of every kernel's reach.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,7 +32,7 @@ def _behaves(kernel, grid, block, rng):
     import gpulab
 
     n = int(rng.integers(3 * block, 9 * block))
-    n += n % block == 0                          # a partial last block
+    n += n % block == 0  # a partial last block
     a = rng.standard_normal(n).astype(np.float32)
     out = np.full(n, np.nan, dtype=np.float32)
     g, b = _launch_config(grid, block, n)
@@ -43,8 +44,10 @@ def _behaves(kernel, grid, block, rng):
     if len(bad):
         k = bad[0]
         never = " (never written)" if np.isnan(out[k]) else ""
-        return (f"n = {n}, grid {g}, block {b}: wrong output: {len(bad)} of {n} elements differ, "
-                f"first at [{k}]: got {out[k]:.9g}{never}, expected {a[k]:.9g}")
+        return (
+            f"n = {n}, grid {g}, block {b}: wrong output: {len(bad)} of {n} elements differ, "
+            f"first at [{k}]: got {out[k]:.9g}{never}, expected {a[k]:.9g}"
+        )
     return None
 
 
@@ -60,8 +63,9 @@ def copy_fraction(kernel, n, grid=None, block=256, gpu="H200", budget_s=2.0):
     return p.dram_roofline_fraction(2 * a.nbytes), p
 
 
-def check_copy_efficiency(kernel, grid=None, block=256, n=2 ** 24, min_ratio=0.8, gpu="H200",
-                          seed=None, budget_s=2.0) -> CheckResult:
+def check_copy_efficiency(
+    kernel, grid=None, block=256, n=2**24, min_ratio=0.8, gpu="H200", seed=None, budget_s=2.0
+) -> CheckResult:
     """Homework: a copy ``kernel(out, a)`` (out[i] = a[i] for every i < out.shape[0]) that comes
     within ``min_ratio`` of the book's copy in predicted DRAM-roofline fraction on ``gpu``.
 
@@ -71,8 +75,9 @@ def check_copy_efficiency(kernel, grid=None, block=256, n=2 ** 24, min_ratio=0.8
     predicted at n elements and compared. The reference is computed after the reader's call.
     """
     if not isinstance(block, (int, np.integer)) or not 0 < block <= 1024 or block % WARP_SIZE:
-        return CheckResult(False, f"block should be a whole number of warps up to 1024 threads, "
-                                  f"got {block!r}")
+        return CheckResult(
+            False, f"block should be a whole number of warps up to 1024 threads, got {block!r}"
+        )
     rng = np.random.default_rng(seed)
     err = _behaves(kernel, grid, block, rng)
     if err:
@@ -83,17 +88,26 @@ def check_copy_efficiency(kernel, grid=None, block=256, n=2 ** 24, min_ratio=0.8
         return CheckResult(False, f"predicting n = {n:,}: {type(e).__name__}: {e}")
     moved = {k: p.metrics.get(f"dram__bytes_{k}.sum", 0.0) / (4 * n) for k in ("read", "write")}
     if min(moved.values()) < 0.95:
-        return CheckResult(False, f"at n = {n:,} the prediction reads {moved['read']:.0%} and writes "
-                                  f"{moved['write']:.0%} of the array's bytes: a copy must read and "
-                                  f"write every element at every size, not only small ones")
+        return CheckResult(
+            False,
+            f"at n = {n:,} the prediction reads {moved['read']:.0%} and writes "
+            f"{moved['write']:.0%} of the array's bytes: a copy must read and "
+            f"write every element at every size, not only small ones",
+        )
     from gpulab.kernels import memory as km
+
     ref, pr = copy_fraction(km.copy, n, None, 256, gpu, budget_s)
     need = min_ratio * ref
-    head = (f"predicted on an {p.gpu} for {n:,} float32: {p.time_us:.1f} us, "
-            f"{frac:.0%} of the DRAM roofline, limited by {p.limiter}; the book's copy: "
-            f"{pr.time_us:.1f} us, {ref:.0%}")
+    head = (
+        f"predicted on an {p.gpu} for {n:,} float32: {p.time_us:.1f} us, "
+        f"{frac:.0%} of the DRAM roofline, limited by {p.limiter}; the book's copy: "
+        f"{pr.time_us:.1f} us, {ref:.0%}"
+    )
     if frac < need:
-        return CheckResult(False, head + f". Needed at least {min_ratio:.0%} of the book's, "
-                                         f"{need:.0%}: look at sectors per request (coalescing) "
-                                         f"and at bytes in flight")
+        return CheckResult(
+            False,
+            head + f". Needed at least {min_ratio:.0%} of the book's, "
+            f"{need:.0%}: look at sectors per request (coalescing) "
+            f"and at bytes in flight",
+        )
     return CheckResult(True, head + f" (needed {need:.0%})")

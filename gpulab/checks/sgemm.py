@@ -7,6 +7,7 @@ what a 64 x 64 block tile allows, a quarter of chapter 06's 16 x 16 shared-tile 
 the tiles are staged: coalesced global loads (at most 4 sectors per request, 32 lanes x 4 bytes)
 and no shared-memory bank conflicts, as chapters 05 and 06 teach.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,10 +16,17 @@ from gpulab import metrics
 from gpulab.checks.result import CheckResult
 from gpulab.checks.tiling import _mismatch, _warps, launch_or_fail, matmul_load_bound
 
-__all__ = ["check_register_blocking", "register_blocking_load_bound", "coalesced_sectors",
-           "BM", "BN", "BK", "TM"]
+__all__ = [
+    "check_register_blocking",
+    "register_blocking_load_bound",
+    "coalesced_sectors",
+    "BM",
+    "BN",
+    "BK",
+    "TM",
+]
 
-BM, BN, BK, TM = 64, 64, 8, 8      # the exercise's block tile, K step and outputs per thread
+BM, BN, BK, TM = 64, 64, 8, 8  # the exercise's block tile, K step and outputs per thread
 
 
 def register_blocking_load_bound(m: int, k: int, n: int) -> int:
@@ -66,46 +74,63 @@ def check_register_blocking(kernel, seed=None, backend: str = "sim") -> CheckRes
         rep, fail = launch_or_fail(kernel, (n // BN, m // BM), (BN, BM // TM), (c, a, b), case, backend)
         if fail is not None:
             return fail
-        want = a.astype(np.float64) @ b.astype(np.float64)       # only after the run
+        want = a.astype(np.float64) @ b.astype(np.float64)  # only after the run
         bad = _mismatch(c, want, 1e-4, 1e-5 * k + 1e-5, case, "C")
         if bad is not None:
-            bad.message += (". Thread (tx, ty) owns C[row0 + ty*8 + i, col0 + tx] for i < 8; each "
-                            "K step stages A[row0:row0+64, k0:k0+8] and B[k0:k0+8, col0:col0+64]")
+            bad.message += (
+                ". Thread (tx, ty) owns C[row0 + ty*8 + i, col0 + tx] for i < 8; each "
+                "K step stages A[row0:row0+64, k0:k0+8] and B[k0:k0+8, col0:col0+64]"
+            )
             return bad
         if backend != "sim":
             continue
         req, bound = int(rep.metrics.get(ld_req, 0)), register_blocking_load_bound(m, k, n)
-        tiled = matmul_load_bound(m, k, n, 16)       # chapter 06's 16 x 16 shared-tile kernel
+        tiled = matmul_load_bound(m, k, n, 16)  # chapter 06's 16 x 16 shared-tile kernel
         if req > bound:
-            return CheckResult(False, f"{case}: right values, but {req} global load requests "
-                                      f"({req / (m * n * k):.3g} per multiply-add); one 64 x 8 tile of "
-                                      f"A and one 8 x 64 tile of B per block and K step need {bound} "
-                                      f"({bound / (m * n * k):.3g}), and chapter 06's 16 x 16 shared "
-                                      f"tiles {tiled}. Stage each tile once per K step and keep the 8 "
-                                      f"running sums in registers (cuda.local.array) across it")
+            return CheckResult(
+                False,
+                f"{case}: right values, but {req} global load requests "
+                f"({req / (m * n * k):.3g} per multiply-add); one 64 x 8 tile of "
+                f"A and one 8 x 64 tile of B per block and K step need {bound} "
+                f"({bound / (m * n * k):.3g}), and chapter 06's 16 x 16 shared "
+                f"tiles {tiled}. Stage each tile once per K step and keep the 8 "
+                f"running sums in registers (cuda.local.array) across it",
+            )
         if not rep.metrics.get(sh_ld, 0):
-            return CheckResult(False, f"{case}: right values with few global loads, but no shared-memory "
-                                      f"loads: the exercise is to reuse tiles staged in shared memory")
+            return CheckResult(
+                False,
+                f"{case}: right values with few global loads, but no shared-memory "
+                f"loads: the exercise is to reuse tiles staged in shared memory",
+            )
         sectors, ideal = rep.sectors_per_request("ld"), coalesced_sectors()
         if sectors > ideal:
-            return CheckResult(False, f"{case}: right values, but {sectors:.1f} sectors per global load "
-                                      f"request (coalesced tile loads need {ideal}): consecutive lanes "
-                                      f"(tx) must read consecutive addresses. Stage A with the flat thread "
-                                      f"index t = ty * 64 + tx, sa[t // 8, t % 8] = a[row0 + t // 8, "
-                                      f"k0 + t % 8], not a[row0 + tx, k0 + ty] (one row, one sector per lane)")
+            return CheckResult(
+                False,
+                f"{case}: right values, but {sectors:.1f} sectors per global load "
+                f"request (coalesced tile loads need {ideal}): consecutive lanes "
+                f"(tx) must read consecutive addresses. Stage A with the flat thread "
+                f"index t = ty * 64 + tx, sa[t // 8, t % 8] = a[row0 + t // 8, "
+                f"k0 + t % 8], not a[row0 + tx, k0 + ty] (one row, one sector per lane)",
+            )
         for op in ("ld", "st"):
             conflicts = rep.bank_conflicts(op)
             if conflicts:
                 wf = rep.wavefronts_per_instruction(op)
-                return CheckResult(False, f"{case}: right values, but {conflicts} shared-memory bank "
-                                          f"conflicts on {'loads' if op == 'ld' else 'stores'} ({wf:.1f} "
-                                          f"wavefronts per instruction; 1 is conflict-free): lanes of a "
-                                          f"warp hit one bank at different addresses. Store A's tile row-"
-                                          f"major, sa[t // 8, t % 8], or pad a k-major tile "
-                                          f"(cuda.shared.array((8, 64 + 4), float32))")
+                return CheckResult(
+                    False,
+                    f"{case}: right values, but {conflicts} shared-memory bank "
+                    f"conflicts on {'loads' if op == 'ld' else 'stores'} ({wf:.1f} "
+                    f"wavefronts per instruction; 1 is conflict-free): lanes of a "
+                    f"warp hit one bank at different addresses. Store A's tile row-"
+                    f"major, sa[t // 8, t % 8], or pad a k-major tile "
+                    f"(cuda.shared.array((8, 64 + 4), float32))",
+                )
         ratios.append(req / tiled)
-    return CheckResult(True, f"C = A B right on {len(sizes)} sizes "
-                             f"({', '.join(f'{m}x{k}x{n}' for m, k, n in sizes)}), with "
-                             f"{max(ratios) if ratios else float('nan'):.3g} of the 16 x 16 shared-tile "
-                             f"kernel's global load requests, {coalesced_sectors()} sectors per load request, "
-                             f"no bank conflicts")
+    return CheckResult(
+        True,
+        f"C = A B right on {len(sizes)} sizes "
+        f"({', '.join(f'{m}x{k}x{n}' for m, k, n in sizes)}), with "
+        f"{max(ratios) if ratios else float('nan'):.3g} of the 16 x 16 shared-tile "
+        f"kernel's global load requests, {coalesced_sectors()} sectors per load request, "
+        f"no bank conflicts",
+    )

@@ -1,4 +1,5 @@
 """Self-checks for chapter 06 (shared memory, bank conflicts); also used by the homework's tests."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,13 +28,19 @@ def check_float64_padding(answer) -> CheckResult:
 
     s = summary(w)
     if s["conflicts"]:
-        return CheckResult(False, f"width {w}: {s['wavefronts']} wavefronts against an ideal "
-                                  f"{s['ideal']}: still {s['conflicts']} extra")
+        return CheckResult(
+            False,
+            f"width {w}: {s['wavefronts']} wavefronts against an ideal "
+            f"{s['ideal']}: still {s['conflicts']} extra",
+        )
     narrower = [x for x in range(32, w) if summary(x)["conflicts"] == 0]
     if narrower:
         return CheckResult(False, f"width {w} is conflict-free, but so is {narrower[0]}: less padding")
-    return CheckResult(True, f"width {w}: {s['wavefronts']} wavefronts, the minimum for 32 lanes x "
-                             "8 bytes (256 bytes need 2 wavefronts of 128)")
+    return CheckResult(
+        True,
+        f"width {w}: {s['wavefronts']} wavefronts, the minimum for 32 lanes x "
+        "8 bytes (256 bytes need 2 wavefronts of 128)",
+    )
 
 
 def check_row_sums(kernel, backend="sim", seed=None) -> CheckResult:
@@ -45,7 +52,7 @@ def check_row_sums(kernel, backend="sim", seed=None) -> CheckResult:
 
     rng = np.random.default_rng(seed)
     extra = int(rng.integers(33, 200))
-    sizes = [64, extra + 1 if extra % 32 == 0 else extra]    # the second ends in a partial tile
+    sizes = [64, extra + 1 if extra % 32 == 0 else extra]  # the second ends in a partial tile
     for n in sizes:
         a = rng.random((n, 32), dtype=np.float32)
         out = np.full(n, np.nan, np.float32)
@@ -56,21 +63,29 @@ def check_row_sums(kernel, backend="sim", seed=None) -> CheckResult:
         want = a.sum(axis=1)
         if not np.allclose(out, want, rtol=1e-5):
             i = int(np.argmax(~np.isclose(out, want, rtol=1e-5)))
-            return CheckResult(False, f"n={n}: wrong output: row {i} sums to {want[i]:.9g}, "
-                                      f"got {out[i]:.9g}")
+            return CheckResult(False, f"n={n}: wrong output: row {i} sums to {want[i]:.9g}, got {out[i]:.9g}")
         if backend != "sim":
             continue
         m = rep.metrics
         if m[metrics.SHARED_INSTRUCTIONS["ld"]] == 0:
-            return CheckResult(False, "output correct, but the kernel does not read shared memory at "
-                                      "all: the exercise is to keep the shared tile and fix its layout")
+            return CheckResult(
+                False,
+                "output correct, but the kernel does not read shared memory at "
+                "all: the exercise is to keep the shared tile and fix its layout",
+            )
         for op, what in (("ld", "load"), ("st", "store")):
             inst = m[metrics.SHARED_INSTRUCTIONS[op]]
             conflicts = m[metrics.SHARED_BANK_CONFLICTS[op]]
             if inst and conflicts:
                 wf = m[metrics.SHARED_WAVEFRONTS[op]]
-                return CheckResult(False, f"n={n}: output correct, but {wf / inst:.1f} wavefronts per "
-                                          f"shared {what} instruction ({conflicts} bank conflicts): "
-                                          f"lanes of a warp still hit the same bank")
-    return CheckResult(True, f"output correct for n = {', '.join(map(str, sizes))} and 1.0 "
-                             "wavefront per shared load and store instruction: no bank conflicts")
+                return CheckResult(
+                    False,
+                    f"n={n}: output correct, but {wf / inst:.1f} wavefronts per "
+                    f"shared {what} instruction ({conflicts} bank conflicts): "
+                    f"lanes of a warp still hit the same bank",
+                )
+    return CheckResult(
+        True,
+        f"output correct for n = {', '.join(map(str, sizes))} and 1.0 "
+        "wavefront per shared load and store instruction: no bank conflicts",
+    )

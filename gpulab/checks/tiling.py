@@ -11,6 +11,7 @@ while the reader's code runs), and then checks the counters the lesson is about:
 
 The simulator itself rejects out-of-bounds indices, divergent barriers and races.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,13 @@ import numpy as np
 from gpulab import metrics
 from gpulab.checks.result import CheckResult
 
-__all__ = ["CheckResult", "launch_or_fail", "check_tiled_matmul", "check_padded_transpose",
-           "matmul_load_bound"]
+__all__ = [
+    "CheckResult",
+    "launch_or_fail",
+    "check_tiled_matmul",
+    "check_padded_transpose",
+    "matmul_load_bound",
+]
 
 
 def launch_or_fail(kernel, grid, block, args, case: str, backend: str = "sim"):
@@ -33,12 +39,18 @@ def launch_or_fail(kernel, grid, block, args, case: str, backend: str = "sim"):
     try:
         return gpulab.launch(kernel, grid, block, *args, backend=backend), None
     except OutOfBounds as e:
-        return None, CheckResult(False, f"{case}: out-of-bounds access: threads whose index falls "
-                                        f"outside the data must not touch it (check the guards).\n{e}")
+        return None, CheckResult(
+            False,
+            f"{case}: out-of-bounds access: threads whose index falls "
+            f"outside the data must not touch it (check the guards).\n{e}",
+        )
     except SharedMemoryRace as e:
-        return None, CheckResult(False, f"{case}: a race on shared memory: some thread wrote or read "
-                                        f"a shared element another warp uses with no syncthreads "
-                                        f"between them.\n{e}")
+        return None, CheckResult(
+            False,
+            f"{case}: a race on shared memory: some thread wrote or read "
+            f"a shared element another warp uses with no syncthreads "
+            f"between them.\n{e}",
+        )
     except KernelError as e:
         return None, CheckResult(False, f"{case}: the simulator stopped your kernel.\n{e}")
     except Exception as e:  # the reader's code or the launch itself
@@ -54,8 +66,11 @@ def _mismatch(got, want, rtol, atol, case, name):
     g = got[idx]
     never = " (never written: no thread stored it)" if np.isnan(g) else ""
     where = ", ".join(map(str, idx))
-    return CheckResult(False, f"{case}: {name}[{where}] = {g:.7g}{never}, expected {want[idx]:.7g}; "
-                              f"{int(bad.sum())} of {want.size} elements wrong")
+    return CheckResult(
+        False,
+        f"{case}: {name}[{where}] = {g:.7g}{never}, expected {want[idx]:.7g}; "
+        f"{int(bad.sum())} of {want.size} elements wrong",
+    )
 
 
 def _warps(grid, block) -> int:
@@ -65,6 +80,7 @@ def _warps(grid, block) -> int:
 
 
 # --------------------------------------------------------------------------- tiled matmul
+
 
 def matmul_load_bound(m: int, k: int, n: int, tile: int) -> int:
     """Most global load requests a tiled C = A B may issue: each of the
@@ -78,14 +94,17 @@ def matmul_load_bound(m: int, k: int, n: int, tile: int) -> int:
 def _matmul_sizes(tile, rng):
     """(M, K, N): one tile; whole tiles, K longer than one tile; nothing a multiple of the tile;
     thinner than a tile; and one random size."""
-    sizes = [(tile, tile, tile), (2 * tile, 3 * tile, tile), (2 * tile + 5, 3 * tile + 5, tile + 13),
-             (7, tile + 3, 2 * tile + 1)]
+    sizes = [
+        (tile, tile, tile),
+        (2 * tile, 3 * tile, tile),
+        (2 * tile + 5, 3 * tile + 5, tile + 13),
+        (7, tile + 3, 2 * tile + 1),
+    ]
     sizes.append(tuple(int(v) for v in rng.integers(tile // 2, 4 * tile, 3)))
     return sizes
 
 
-def check_tiled_matmul(kernel, tile: int = 16, block=None, seed=None,
-                       backend: str = "sim") -> CheckResult:
+def check_tiled_matmul(kernel, tile: int = 16, block=None, seed=None, backend: str = "sim") -> CheckResult:
     """Grade ``kernel(c, a, b)`` computing C = A B (float32, C of shape (M, N)) with one block per
     ``tile`` x ``tile`` tile of C, grid ``(ceil(N/tile), ceil(M/tile))``, x indexing columns, and
     block ``(tile, tile)`` or ``block`` (e.g. ``(tile, tile // 2)``: two outputs per thread).
@@ -108,39 +127,54 @@ def check_tiled_matmul(kernel, tile: int = 16, block=None, seed=None,
         rep, fail = launch_or_fail(kernel, grid, block, (c, a, b), case, backend)
         if fail is not None:
             return fail
-        want = a.astype(np.float64) @ b.astype(np.float64)       # only after the run
+        want = a.astype(np.float64) @ b.astype(np.float64)  # only after the run
         bad = _mismatch(c, want, 1e-4, 1e-5 * k + 1e-5, case, "C")
         if bad is not None:
             if np.isnan(c).any():
-                bad.message += (". Some elements of C were never stored: every output needs a "
-                                "thread that writes it")
+                bad.message += (
+                    ". Some elements of C were never stored: every output needs a thread that writes it"
+                )
             elif m % tile or k % tile or n % tile:
-                bad.message += (". Sizes here are not multiples of the tile: the parts of the "
-                                "A and B tiles past the edges must be filled with zeros")
+                bad.message += (
+                    ". Sizes here are not multiples of the tile: the parts of the "
+                    "A and B tiles past the edges must be filled with zeros"
+                )
             else:
-                bad.message += (". Check which tile of A and of B each step loads, and that C[row, col] "
-                                "takes row from y and col from x")
+                bad.message += (
+                    ". Check which tile of A and of B each step loads, and that C[row, col] "
+                    "takes row from y and col from x"
+                )
             return bad
         if backend != "sim":
             continue
         req, bound = int(rep.metrics.get(ld_req, 0)), matmul_load_bound(m, k, n, tile)
-        naive = 2 * k * _warps(grid, (tile, tile))       # one thread per output, all from global
+        naive = 2 * k * _warps(grid, (tile, tile))  # one thread per output, all from global
         if req > bound:
-            return CheckResult(False, f"{case}: right values, but {req} global load requests; a tiled "
-                                      f"kernel needs at most {bound} (a {tile} x {tile} tile of A and "
-                                      f"one of B per step, {tile} values per row), an untiled one up "
-                                      f"to {naive}. Stage tiles of both A and B in "
-                                      f"shared memory and read the products from there")
+            return CheckResult(
+                False,
+                f"{case}: right values, but {req} global load requests; a tiled "
+                f"kernel needs at most {bound} (a {tile} x {tile} tile of A and "
+                f"one of B per step, {tile} values per row), an untiled one up "
+                f"to {naive}. Stage tiles of both A and B in "
+                f"shared memory and read the products from there",
+            )
         if not rep.metrics.get(sh_ld, 0):
-            return CheckResult(False, f"{case}: right values with few global loads, but no shared-memory "
-                                      f"loads: the exercise is to reuse tiles staged in shared memory")
+            return CheckResult(
+                False,
+                f"{case}: right values with few global loads, but no shared-memory "
+                f"loads: the exercise is to reuse tiles staged in shared memory",
+            )
         worst = max(worst, req / naive)
-    return CheckResult(True, f"C = A B right on {len(sizes)} sizes "
-                             f"({', '.join(f'{m}x{k}x{n}' for m, k, n in sizes)}), with at most "
-                             f"{worst:.3g} of the untiled kernel's global load requests")
+    return CheckResult(
+        True,
+        f"C = A B right on {len(sizes)} sizes "
+        f"({', '.join(f'{m}x{k}x{n}' for m, k, n in sizes)}), with at most "
+        f"{worst:.3g} of the untiled kernel's global load requests",
+    )
 
 
 # --------------------------------------------------------------------------- padded transpose
+
 
 def _transpose_sizes(tile, rng):
     sizes = [(tile, tile), (2 * tile, 3 * tile), (tile + 5, 2 * tile + 21), (5, 2 * tile + 6)]
@@ -148,8 +182,9 @@ def _transpose_sizes(tile, rng):
     return sizes
 
 
-def check_padded_transpose(kernel, tile: int = 32, rows: int = 8, seed=None,
-                           backend: str = "sim") -> CheckResult:
+def check_padded_transpose(
+    kernel, tile: int = 32, rows: int = 8, seed=None, backend: str = "sim"
+) -> CheckResult:
     """Grade ``kernel(out, a)`` writing ``out = a.T`` (float32, a of shape (h, w)) with block
     ``(tile, rows)`` and grid ``(ceil(w/tile), ceil(h/tile))``.
 
@@ -177,18 +212,27 @@ def check_padded_transpose(kernel, tile: int = 32, rows: int = 8, seed=None,
             conflicts = rep.bank_conflicts(op)
             if conflicts:
                 wf = rep.wavefronts_per_instruction(op)
-                return CheckResult(False, f"{case}: right values, but {conflicts} shared-memory bank "
-                                          f"conflicts on {'loads' if op == 'ld' else 'stores'} "
-                                          f"({wf:.1f} wavefronts per instruction): a column of a "
-                                          f"{tile}-wide float32 tile sits in one bank; pad the rows")
+                return CheckResult(
+                    False,
+                    f"{case}: right values, but {conflicts} shared-memory bank "
+                    f"conflicts on {'loads' if op == 'ld' else 'stores'} "
+                    f"({wf:.1f} wavefronts per instruction): a column of a "
+                    f"{tile}-wide float32 tile sits in one bank; pad the rows",
+                )
         if h % tile == 0 and w % tile == 0:
             for op in ("ld", "st"):
                 s = rep.sectors_per_request(op)
                 if s > ideal:
-                    return CheckResult(False, f"{case}: right values, but {s:.1f} sectors per global "
-                                              f"{'load' if op == 'ld' else 'store'} request (ideal "
-                                              f"{ideal}): consecutive lanes must touch consecutive "
-                                              f"addresses on both sides; stage the tile in shared memory")
-    return CheckResult(True, f"out = a.T right on {len(sizes)} sizes "
-                             f"({', '.join(f'{h}x{w}' for h, w in sizes)}), no bank conflicts, "
-                             f"{ideal} sectors per global request on whole tiles")
+                    return CheckResult(
+                        False,
+                        f"{case}: right values, but {s:.1f} sectors per global "
+                        f"{'load' if op == 'ld' else 'store'} request (ideal "
+                        f"{ideal}): consecutive lanes must touch consecutive "
+                        f"addresses on both sides; stage the tile in shared memory",
+                    )
+    return CheckResult(
+        True,
+        f"out = a.T right on {len(sizes)} sizes "
+        f"({', '.join(f'{h}x{w}' for h, w in sizes)}), no bank conflicts, "
+        f"{ideal} sectors per global request on whole tiles",
+    )

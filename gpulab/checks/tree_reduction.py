@@ -8,6 +8,7 @@ simulator's counters: at most one ``syncthreads`` per round (1 + log2(block) per
 atomics, and a tree's number of loads, so a serial loop in one thread fails. The simulator
 itself raises on a missing barrier (a race), a barrier inside the ``if`` and out-of-bounds reads.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,8 +47,9 @@ def _lengths(segment, rng):
     return [segment, 1, segment - 1, 3 * segment + 7, int(rng.integers(2 * segment, 20 * segment))]
 
 
-def check_tree_reduce(kernel, block: int = 256, items_per_thread: int = 1, seed=None,
-                      backend: str = "sim") -> CheckResult:
+def check_tree_reduce(
+    kernel, block: int = 256, items_per_thread: int = 1, seed=None, backend: str = "sim"
+) -> CheckResult:
     """Grade a block-sum kernel ``(partial, values)`` as a shared-memory tree (module docstring):
     block b sums ``values[b*S:(b+1)*S]`` with S = block x items_per_thread (each thread adds
     ``items_per_thread`` values while loading)."""
@@ -57,15 +59,16 @@ def check_tree_reduce(kernel, block: int = 256, items_per_thread: int = 1, seed=
     lengths = _lengths(segment, rng)
     max_bar, max_loads = tree_barriers(block), tree_load_bound(block, items_per_thread)
     for n in lengths:
-        case = f"n={n}, block={block}" + (f", {items_per_thread} values per thread"
-                                            if items_per_thread > 1 else "")
-        values = rng.integers(-9, 10, n).astype(np.float32)      # small integers: sums exact
+        case = f"n={n}, block={block}" + (
+            f", {items_per_thread} values per thread" if items_per_thread > 1 else ""
+        )
+        values = rng.integers(-9, 10, n).astype(np.float32)  # small integers: sums exact
         nblocks = math.ceil(n / segment)
         partial = np.full(nblocks, np.nan, np.float32)
         rep, fail = launch_or_fail(kernel, nblocks, block, (partial, values), case, backend)
         if fail is not None:
             return fail
-        pad = np.zeros(nblocks * segment)                        # the reference, after the run
+        pad = np.zeros(nblocks * segment)  # the reference, after the run
         pad[:n] = values
         want = pad.reshape(nblocks, segment).sum(axis=1)
         bad = np.flatnonzero(~np.isclose(partial, want))
@@ -75,30 +78,44 @@ def check_tree_reduce(kernel, block: int = 256, items_per_thread: int = 1, seed=
             hint = ""
             if k == nblocks - 1 and n % segment:
                 hint = ": the last block is partly past the end; its missing values must count as 0"
-            return CheckResult(False, f"{case}: partial[{k}] = {partial[k]:g}{never}, expected "
-                                      f"{want[k]:g} ({bad.size} of {nblocks} block sums wrong){hint}")
+            return CheckResult(
+                False,
+                f"{case}: partial[{k}] = {partial[k]:g}{never}, expected "
+                f"{want[k]:g} ({bad.size} of {nblocks} block sums wrong){hint}",
+            )
         if backend != "sim":
             continue
         atomics = sum(rep.atomics.values())
         if atomics:
-            return CheckResult(False, f"{case}: right sums, but {atomics} atomic operations: the "
-                                      f"exercise is a tree of additions in shared memory, no atomics")
+            return CheckResult(
+                False,
+                f"{case}: right sums, but {atomics} atomic operations: the "
+                f"exercise is a tree of additions in shared memory, no atomics",
+            )
         bars = barriers_per_block(rep)
         if bars > max_bar:
-            return CheckResult(False, f"{case}: right sums, but {bars} syncthreads per block; a tree "
-                                      f"of {max_bar - 1} rounds needs one after filling shared memory "
-                                      f"and one per round, {max_bar} in all")
+            return CheckResult(
+                False,
+                f"{case}: right sums, but {bars} syncthreads per block; a tree "
+                f"of {max_bar - 1} rounds needs one after filling shared memory "
+                f"and one per round, {max_bar} in all",
+            )
         m = rep.metrics
-        loads = (m.get(metrics.GLOBAL_REQUESTS["ld"], 0) + m.get(metrics.SHARED_INSTRUCTIONS["ld"], 0))
+        loads = m.get(metrics.GLOBAL_REQUESTS["ld"], 0) + m.get(metrics.SHARED_INSTRUCTIONS["ld"], 0)
         loads_per_block = loads / nblocks
         if loads_per_block > max_loads:
-            return CheckResult(False, f"{case}: right sums, but {loads_per_block:.0f} warp-level loads "
-                                      f"per block where a tree needs at most {max_loads}: halve the "
-                                      f"number of active threads each round instead of summing in "
-                                      f"a loop")
+            return CheckResult(
+                False,
+                f"{case}: right sums, but {loads_per_block:.0f} warp-level loads "
+                f"per block where a tree needs at most {max_loads}: halve the "
+                f"number of active threads each round instead of summing in "
+                f"a loop",
+            )
         most_bar, most_loads = max(most_bar, bars), max(most_loads, loads_per_block)
     msg = f"right block sums for n = {', '.join(map(str, lengths))}"
     if backend == "sim":
-        msg += (f"; at most {most_bar} syncthreads and {most_loads:.0f} warp-level loads per block "
-                f"(limits {max_bar} and {max_loads})")
+        msg += (
+            f"; at most {most_bar} syncthreads and {most_loads:.0f} warp-level loads per block "
+            f"(limits {max_bar} and {max_loads})"
+        )
     return CheckResult(True, msg)

@@ -1,6 +1,7 @@
 """Checks for one-dimensional kernels over arrays of any length (homework 02): the launch covers
 every element, and threads past the end touch nothing. Expected values are computed with numpy;
 the launch-shape rule is :func:`gpulab.models.launch.grid_for`."""
+
 from __future__ import annotations
 
 import math
@@ -32,8 +33,7 @@ def check_blocks_for(fn, seed=None) -> CheckResult:
     elements (ceil division), on fixed corners and random cases."""
     rng = np.random.default_rng(seed)
     cases = [(1, 32), (32, 32), (33, 32), (256, 128), (1000, 256), (1, 1024), (1025, 1024)]
-    cases += [(int(rng.integers(1, 10**7)), int(rng.choice([32, 64, 96, 128, 256, 1024])))
-              for _ in range(30)]
+    cases += [(int(rng.integers(1, 10**7)), int(rng.choice([32, 64, 96, 128, 256, 1024]))) for _ in range(30)]
     cases = tuple(cases)  # a tuple: a function that reaches this frame cannot shorten it
     for n, b in cases:
         try:
@@ -44,8 +44,8 @@ def check_blocks_for(fn, seed=None) -> CheckResult:
             return CheckResult(False, "blocks_for returned None: not solved yet")
         if as_int(got) is None:
             return CheckResult(False, f"blocks_for({n}, {b}) returned {got!r}: a grid size is an int")
-        got = as_int(got)                        # the plain int it holds, whatever its __eq__
-        want = lm.grid_for((n,), (b,))[0]        # after the call: nothing to peek at
+        got = as_int(got)  # the plain int it holds, whatever its __eq__
+        want = lm.grid_for((n,), (b,))[0]  # after the call: nothing to peek at
         if got != want:
             hint = " (round up: a partial block still needs a whole block)" if got == n // b else ""
             return CheckResult(False, f"blocks_for({n}, {b}) should be {want}, got {got}{hint}")
@@ -68,11 +68,24 @@ def check_saxpy(kernel, block: int = 128, seed=None, sizes=None, backend: str = 
         y = rng.standard_normal(n).astype(np.float32)
         a = np.float32(rng.uniform(-3, 3))
         out = np.full(n, np.nan, np.float32)
-        cases.append(Case(f"n={n}", (math.ceil(n / block),), (block,), (out, a, x, y),
-                          {0: lambda a=a, x=x.copy(), y=y.copy(): saxpy_reference(a, x, y)}))
-    res, _ = run_cases(kernel, cases, backend=backend, rtol=1e-5, atol=1e-5,
-                       arg_names=("out", "a", "x", "y"),
-                       hint_oob="the last block has threads past the end of the arrays: they must "
-                                "not touch them (is the guard i < n, with n = out.shape[0]?)",
-                       hint_mismatch=" (out[i] = a * x[i] + y[i] for every i < n)")
+        cases.append(
+            Case(
+                f"n={n}",
+                (math.ceil(n / block),),
+                (block,),
+                (out, a, x, y),
+                {0: lambda a=a, x=x.copy(), y=y.copy(): saxpy_reference(a, x, y)},
+            )
+        )
+    res, _ = run_cases(
+        kernel,
+        cases,
+        backend=backend,
+        rtol=1e-5,
+        atol=1e-5,
+        arg_names=("out", "a", "x", "y"),
+        hint_oob="the last block has threads past the end of the arrays: they must "
+        "not touch them (is the guard i < n, with n = out.shape[0]?)",
+        hint_mismatch=" (out[i] = a * x[i] + y[i] for every i < n)",
+    )
     return res

@@ -4,6 +4,7 @@ Kernels are graded by running them on gpulab's simulator on random inputs, sizes
 are not multiples of 32 included, and by the number of barriers and shared-memory accesses the
 simulator counted: a warp-level reduction or scan needs neither.
 """
+
 from __future__ import annotations
 
 import math
@@ -65,16 +66,22 @@ def _shuffle_problem(rep, n, block) -> str | None:
     warps_data = math.ceil(n / WARP)
     sh = shuffles(rep)
     if sh < MIN_SHUFFLES * warps_data:
-        return (f"correct values, but {sh} shuffles for {warps_data} warp(s) holding data: combining "
-                f"32 lanes takes log2(32) = {MIN_SHUFFLES} shuffle steps per warp. One lane adding up "
-                f"the others in a loop (or atomics) is not the warp-level primitive the exercise asks for")
+        return (
+            f"correct values, but {sh} shuffles for {warps_data} warp(s) holding data: combining "
+            f"32 lanes takes log2(32) = {MIN_SHUFFLES} shuffle steps per warp. One lane adding up "
+            f"the others in a loop (or atomics) is not the warp-level primitive the exercise asks for"
+        )
     if sh > MAX_SHUFFLES * warps_total:
-        return (f"correct values, but {sh / warps_total:.0f} shuffles per warp: a tree of "
-                f"{MIN_SHUFFLES} steps (offsets 16, 8, 4, 2, 1, or 1, 2, 4, 8, 16) is enough")
+        return (
+            f"correct values, but {sh / warps_total:.0f} shuffles per warp: a tree of "
+            f"{MIN_SHUFFLES} steps (offsets 16, 8, 4, 2, 1, or 1, 2, 4, 8, 16) is enough"
+        )
     eff = rep.warp_efficiency
     if eff is not None and eff < MIN_EFFICIENCY:
-        return (f"correct values, but warp execution efficiency {eff:.2f} < {MIN_EFFICIENCY}: most "
-                f"lanes idle while a few work serially; every lane should take part in each step")
+        return (
+            f"correct values, but warp execution efficiency {eff:.2f} < {MIN_EFFICIENCY}: most "
+            f"lanes idle while a few work serially; every lane should take part in each step"
+        )
     return None
 
 
@@ -93,7 +100,7 @@ def _run_cases(kernel, reference, what, backend, seed, out_len):
     reps = []
     cases = _cases(seed)
     for n, block in cases:
-        x = rng.integers(-9, 10, n).astype(np.float32)       # small integers: sums are exact
+        x = rng.integers(-9, 10, n).astype(np.float32)  # small integers: sums are exact
         grid = max(1, math.ceil(n / block))
         out = np.full(out_len(n, grid * block), np.nan, dtype=np.float32)
         try:
@@ -110,26 +117,38 @@ def _run_cases(kernel, reference, what, backend, seed, out_len):
             hint = ""
             if np.isnan(got):
                 hint = " (never written: is the lane that should write it inactive or skipped?)"
-            return CheckResult(False, f"n={n}, block={block}: {what} wrong at out[{k}]: "
-                                      f"expected {want[k]:.9g}, got {got:.9g}{hint} "
-                                      f"({bad.size} of {out.size} outputs wrong)"), reps
+            return CheckResult(
+                False,
+                f"n={n}, block={block}: {what} wrong at out[{k}]: "
+                f"expected {want[k]:.9g}, got {got:.9g}{hint} "
+                f"({bad.size} of {out.size} outputs wrong)",
+            ), reps
         b = barriers_per_block(rep)
         if b:
-            return CheckResult(False, f"n={n}, block={block}: correct values, but {b} syncthreads per "
-                                      f"block; the lanes of a warp exchange values by shuffle, "
-                                      f"no barrier needed"), reps
+            return CheckResult(
+                False,
+                f"n={n}, block={block}: correct values, but {b} syncthreads per "
+                f"block; the lanes of a warp exchange values by shuffle, "
+                f"no barrier needed",
+            ), reps
         s = shared_accesses(rep)
         if s:
-            return CheckResult(False, f"n={n}, block={block}: correct values, but {s} shared-memory "
-                                      f"instructions; use shuffles instead of shared memory"), reps
+            return CheckResult(
+                False,
+                f"n={n}, block={block}: correct values, but {s} shared-memory "
+                f"instructions; use shuffles instead of shared memory",
+            ), reps
         if backend == "sim":
             why = _shuffle_problem(rep, n, block)
             if why:
                 return CheckResult(False, f"n={n}, block={block}: {why}"), reps
         reps.append(rep)
     sizes = ", ".join(str(n) for n, _ in cases)
-    return CheckResult(True, f"correct for n = {sizes}, with 0 barriers, no shared memory and "
-                             f"{MIN_SHUFFLES} to {MAX_SHUFFLES} shuffle steps per warp"), reps
+    return CheckResult(
+        True,
+        f"correct for n = {sizes}, with 0 barriers, no shared memory and "
+        f"{MIN_SHUFFLES} to {MAX_SHUFFLES} shuffle steps per warp",
+    ), reps
 
 
 def warp_sums_reference(x: np.ndarray, nwarps: int | None = None) -> np.ndarray:
@@ -159,16 +178,18 @@ def check_warp_reduce(kernel, backend: str = "sim", seed=None) -> CheckResult:
     the values: no barrier, no shared memory, at least log2(32) shuffle steps per warp holding
     data and no lane doing the others' work serially (warp execution efficiency).
     """
-    res, _ = _run_cases(kernel, warp_sums_reference, "warp sum", backend, seed,
-                        lambda n, threads: threads // WARP)
+    res, _ = _run_cases(
+        kernel, warp_sums_reference, "warp sum", backend, seed, lambda n, threads: threads // WARP
+    )
     return res
 
 
 def check_warp_scan(kernel, backend: str = "sim", seed=None) -> CheckResult:
     """Grade a kernel ``(x, out)`` that writes inclusive prefix sums within each warp to ``out``
     (same rules as :func:`check_warp_reduce`: shuffles only, log2(32) steps, no serial lane)."""
-    res, _ = _run_cases(kernel, warp_scan_reference, "inclusive warp scan", backend, seed,
-                        lambda n, threads: n)
+    res, _ = _run_cases(
+        kernel, warp_scan_reference, "inclusive warp scan", backend, seed, lambda n, threads: n
+    )
     if not res.passed and "wrong at" in res.message:
         res.message += " (inclusive: out[i] includes x[i] itself)"
     return res
@@ -176,12 +197,15 @@ def check_warp_scan(kernel, backend: str = "sim", seed=None) -> CheckResult:
 
 # ---- the widget exercise: a shuffle loop that leaves the warp total in every lane ----------
 
+
 def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
     """Grade ``answer = {"kind": ..., "offsets": [...]}``: after ``v += shfl_<kind>(v, d)`` for each
     d, must every lane hold the warp total? Checked by the CUDA rules and by running it."""
     if not isinstance(answer, dict) or "kind" not in answer or "offsets" not in answer:
-        return CheckResult(False, "answer should be a dict with 'kind' and 'offsets' "
-                                  "(the widget writes it; did you run its cell?)")
+        return CheckResult(
+            False,
+            "answer should be a dict with 'kind' and 'offsets' (the widget writes it; did you run its cell?)",
+        )
     kind, offsets = str(answer["kind"]), [int(d) for d in answer["offsets"]]
     if kind not in KINDS:
         return CheckResult(False, f"kind must be one of {KINDS}, not {kind!r}")
@@ -190,13 +214,19 @@ def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
     good = lanes_with_total([ShuffleStep(f"{kind} {d}", source_lanes(kind, d)) for d in offsets])
     if len(good) != WARP:
         which = f"only lane(s) {good} hold" if good else "no lane holds"
-        return CheckResult(False, f"with shfl_{kind} and offsets {offsets}, {which} the warp "
-                                  f"total (each input counted exactly once) at the end")
+        return CheckResult(
+            False,
+            f"with shfl_{kind} and offsets {offsets}, {which} the warp "
+            f"total (each input counted exactly once) at the end",
+        )
     out = run_shuffle_loop(kind, offsets, backend=backend)
     if not np.all(out == out[0]):
         return CheckResult(False, f"the CUDA rules say every lane has the total, but the run gave {out}")
-    return CheckResult(True, f"shfl_{kind} with offsets {offsets}: all 32 lanes hold the total "
-                             f"({len(offsets)} shuffles, checked by running it on the simulator)")
+    return CheckResult(
+        True,
+        f"shfl_{kind} with offsets {offsets}: all 32 lanes hold the total "
+        f"({len(offsets)} shuffles, checked by running it on the simulator)",
+    )
 
 
 def run_shuffle_loop(kind, offsets, x=None, backend: str = "sim", trace: bool = False):
@@ -208,6 +238,5 @@ def run_shuffle_loop(kind, offsets, x=None, backend: str = "sim", trace: bool = 
         x = (np.arange(WARP) + 1).astype(np.float32)
     out = np.zeros(WARP, dtype=np.float32)
     offs = np.asarray(offsets, dtype=np.int32)
-    rep = gpulab.launch(shuffle_loop, 1, WARP, x, offs, SHUFFLE_KIND_CODES[kind], out,
-                        backend=backend)
+    rep = gpulab.launch(shuffle_loop, 1, WARP, x, offs, SHUFFLE_KIND_CODES[kind], out, backend=backend)
     return (out, rep) if trace else out

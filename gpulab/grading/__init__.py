@@ -16,28 +16,66 @@ The hidden tests call ``importlib.reload(gpulab.grading)`` to get the helpers as
 as a submission left them: reloading this package reloads its parts too.
 Limits (in-process grading cannot be made tamper-proof): see ``exercises/README.md``.
 """
+
 from __future__ import annotations
 
 import importlib as _importlib
 import sys as _sys
 
 _PARTS = ("limits", "tamper", "plugin", "cli")
-for _part in _PARTS:      # on importlib.reload(gpulab.grading): every part fresh from disk
+for _part in _PARTS:  # on importlib.reload(gpulab.grading): every part fresh from disk
     if f"{__name__}.{_part}" in _sys.modules:
         _importlib.reload(_sys.modules[f"{__name__}.{_part}"])
 
-from . import cli, limits, plugin, tamper  # noqa: E402
+from . import cli, limits, plugin, tamper  # noqa: E402, F401  (the parts, reloaded above)
 from .cli import DEFAULT_SUBMISSION_TIMEOUT, assign_all, grade_folder, grade_one, main  # noqa: E402
-from .limits import (DEFAULT_CELL_TIMEOUT, DEFAULT_TEST_TIMEOUT, EXPORT_CELL_FACTOR,  # noqa: E402
-                     CellTimeLimit, TimeLimit, install_cell_time_limit, install_test_time_limit,
-                     patch_nbclient, per_test_seconds, time_limit, timed)
+from .limits import (  # noqa: E402
+    DEFAULT_CELL_TIMEOUT,
+    DEFAULT_TEST_TIMEOUT,
+    EXPORT_CELL_FACTOR,
+    CellTimeLimit,
+    TimeLimit,
+    install_cell_time_limit,
+    install_test_time_limit,
+    patch_nbclient,
+    per_test_seconds,
+    time_limit,
+    timed,
+)
 from .plugin import GUARD_CELL, GradingGuard, use_python3_kernel  # noqa: E402
-from .tamper import (SENSITIVE, SUSPICIOUS, assert_untampered, snapshot, suspicious,  # noqa: E402
-                     tamper_findings)
+from .tamper import (  # noqa: E402
+    SENSITIVE,
+    SUSPICIOUS,
+    assert_untampered,
+    snapshot,
+    suspicious,  # noqa: E402
+    tamper_findings,
+)
 
-__all__ = ["TimeLimit", "CellTimeLimit", "timed", "time_limit", "per_test_seconds",
-           "install_cell_time_limit", "install_test_time_limit", "patch_nbclient", "snapshot",
-           "tamper_findings", "assert_untampered", "suspicious", "GradingGuard", "GUARD_CELL",
-           "use_python3_kernel", "grade_one", "grade_folder", "assign_all", "main",
-           "DEFAULT_CELL_TIMEOUT", "DEFAULT_TEST_TIMEOUT", "EXPORT_CELL_FACTOR",
-           "DEFAULT_SUBMISSION_TIMEOUT", "SENSITIVE", "SUSPICIOUS"]
+__all__ = [
+    "TimeLimit",
+    "CellTimeLimit",
+    "timed",
+    "time_limit",
+    "per_test_seconds",
+    "install_cell_time_limit",
+    "install_test_time_limit",
+    "patch_nbclient",
+    "snapshot",
+    "tamper_findings",
+    "assert_untampered",
+    "suspicious",
+    "GradingGuard",
+    "GUARD_CELL",
+    "use_python3_kernel",
+    "grade_one",
+    "grade_folder",
+    "assign_all",
+    "main",
+    "DEFAULT_CELL_TIMEOUT",
+    "DEFAULT_TEST_TIMEOUT",
+    "EXPORT_CELL_FACTOR",
+    "DEFAULT_SUBMISSION_TIMEOUT",
+    "SENSITIVE",
+    "SUSPICIOUS",
+]

@@ -1,4 +1,5 @@
 """``python -m gpulab.grading grade | assign | otter ...`` (see :func:`gpulab.grading.cli.main`)."""
+
 import sys
 
 from gpulab.grading.cli import main

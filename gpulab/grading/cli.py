@@ -1,6 +1,7 @@
 """Grading outside a notebook: ``python -m gpulab.grading grade`` (a folder of submissions into
 a CSV, one ``otter run`` subprocess each with a whole-submission time limit), ``assign`` (every
 master through ``otter assign``) and ``otter`` (Otter's own command line with nbclient limits)."""
+
 from __future__ import annotations
 
 import argparse
@@ -24,40 +25,67 @@ __all__ = ["grade_one", "grade_folder", "assign_all", "main", "DEFAULT_SUBMISSIO
 DEFAULT_SUBMISSION_TIMEOUT = 900
 
 
-def grade_one(submission: str, autograder: str, timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
-              cell_timeout: float | None = None, python: str = sys.executable,
-              env: dict | None = None) -> dict:
+def grade_one(
+    submission: str,
+    autograder: str,
+    timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
+    cell_timeout: float | None = None,
+    python: str = sys.executable,
+    env: dict | None = None,
+) -> dict:
     """Grade one submission with ``otter run`` in a subprocess killed after ``timeout`` seconds.
     Returns {'file', 'status', 'total', 'possible', 'scores', 'seconds', 'error', 'flags'}."""
     out = tempfile.mkdtemp(prefix="gpulab-grade-")
     env = dict(os.environ, **(env or {}), GPULAB_QUIET="1")
     if cell_timeout:
         env["GPULAB_CELL_TIMEOUT"] = str(cell_timeout)
-    row = {"file": submission, "status": "ok", "total": 0.0, "possible": None, "scores": {}, "cases": {},
-           "seconds": 0.0, "error": "", "flags": suspicious(submission)}
+    row = {
+        "file": submission,
+        "status": "ok",
+        "total": 0.0,
+        "possible": None,
+        "scores": {},
+        "cases": {},
+        "seconds": 0.0,
+        "error": "",
+        "flags": suspicious(submission),
+    }
     t0 = time.monotonic()
     try:
-        proc = subprocess.Popen([python, "-m", "gpulab.grading.run_one", os.path.abspath(submission),
-                                 os.path.abspath(autograder), out], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [
+                python,
+                "-m",
+                "gpulab.grading.run_one",
+                os.path.abspath(submission),
+                os.path.abspath(autograder),
+                out,
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             log, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)   # otter run, its kernel and anything they started
+            os.killpg(proc.pid, signal.SIGKILL)  # otter run, its kernel and anything they started
             proc.communicate()
             row.update(status="timeout", error=f"grading took longer than {timeout:g} s and was stopped")
             return row
         path = os.path.join(out, "scores.json")
         if proc.returncode != 0 or not os.path.exists(path):
             tail = log.decode("utf-8", "replace")[-2000:]
-            row.update(status="error", error=tail.strip().splitlines()[-1] if tail.strip() else
-                       f"otter run exited with {proc.returncode}")
+            row.update(
+                status="error",
+                error=tail.strip().splitlines()[-1]
+                if tail.strip()
+                else f"otter run exited with {proc.returncode}",
+            )
             return row
         with open(path) as f:
             res = json.load(f)
-        row.update(total=res["total"], possible=res["possible"], scores=res["scores"],
-                   cases=res["cases"])
+        row.update(total=res["total"], possible=res["possible"], scores=res["scores"], cases=res["cases"])
         if res["error"]:
             row.update(status="error", error=f"Otter could not grade the notebook: {res['error']}"[:500])
         return row
@@ -66,9 +94,15 @@ def grade_one(submission: str, autograder: str, timeout: float = DEFAULT_SUBMISS
         subprocess.run(["rm", "-rf", out], check=False)
 
 
-def grade_folder(submissions, autograder, csv_path: str, jobs: int = 1,
-                 timeout: float = DEFAULT_SUBMISSION_TIMEOUT, cell_timeout: float | None = None,
-                 env: dict | None = None):
+def grade_folder(
+    submissions,
+    autograder,
+    csv_path: str,
+    jobs: int = 1,
+    timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
+    cell_timeout: float | None = None,
+    env: dict | None = None,
+):
     """Grade every submission (paths) and write one CSV row each: file, status, total, possible,
     one column per question, seconds, flags, error. ``autograder`` is one zip for all, or a list
     (one per submission). Returns the rows."""
@@ -76,17 +110,31 @@ def grade_folder(submissions, autograder, csv_path: str, jobs: int = 1,
 
     zips = [autograder] * len(submissions) if isinstance(autograder, str) else list(autograder)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        rows = list(pool.map(lambda sz: grade_one(sz[0], sz[1], timeout, cell_timeout, env=env),
-                             zip(submissions, zips)))
-    questions = sorted({q for r in rows for q in r["scores"]},
-                       key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q)])
+        rows = list(
+            pool.map(
+                lambda sz: grade_one(sz[0], sz[1], timeout, cell_timeout, env=env), zip(submissions, zips)
+            )
+        )
+    questions = sorted(
+        {q for r in rows for q in r["scores"]},
+        key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q)],
+    )
     with open(csv_path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["file", "status", "total", "possible", *questions, "seconds", "flags", "error"])
         for r in rows:
-            w.writerow([os.path.basename(r["file"]), r["status"], r["total"], r["possible"],
-                        *[r["scores"].get(q, [0.0])[0] for q in questions], r["seconds"],
-                        "; ".join(r["flags"]), r["error"]])
+            w.writerow(
+                [
+                    os.path.basename(r["file"]),
+                    r["status"],
+                    r["total"],
+                    r["possible"],
+                    *[r["scores"].get(q, [0.0])[0] for q in questions],
+                    r["seconds"],
+                    "; ".join(r["flags"]),
+                    r["error"],
+                ]
+            )
     return rows
 
 
@@ -103,13 +151,16 @@ def assign_all(exercises: str, out: str, sync_public_tests: bool = False) -> dic
             continue
         dest = os.path.abspath(os.path.join(out, hw))
         shutil.rmtree(dest, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "gpulab.grading", "otter", "assign", "-v",
-                        os.path.abspath(master), dest], check=True,
-                       cwd=os.path.dirname(os.path.abspath(master)))
+        subprocess.run(
+            [sys.executable, "-m", "gpulab.grading", "otter", "assign", "-v", os.path.abspath(master), dest],
+            check=True,
+            cwd=os.path.dirname(os.path.abspath(master)),
+        )
         zips[hw] = sorted(glob.glob(os.path.join(dest, "autograder", "*.zip")))[-1]
         if sync_public_tests:
-            target = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                  "homework", hw, "tests")
+            target = os.path.join(
+                os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "homework", hw, "tests"
+            )
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(os.path.join(dest, "student", "tests"), target)
         print(f"{hw}: {zips[hw]}")
@@ -123,9 +174,11 @@ def main(argv=None):
     if argv[:1] == ["otter"]:
         patch_nbclient()
         from otter.cli import cli
+
         return cli.main(args=argv[1:], prog_name="otter", standalone_mode=True)
-    ap = argparse.ArgumentParser(prog="python -m gpulab.grading",
-                                 description="Grade Otter submissions locally (no Docker) into a CSV.")
+    ap = argparse.ArgumentParser(
+        prog="python -m gpulab.grading", description="Grade Otter submissions locally (no Docker) into a CSV."
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("otter", help="run Otter's command line (otter assign/run ...) with cell time limits")
     g = sub.add_parser("grade", help="grade .ipynb submissions with otter run, one subprocess each")
@@ -133,15 +186,26 @@ def main(argv=None):
     g.add_argument("submissions", nargs="+", help=".ipynb files or folders holding them")
     g.add_argument("--csv", default="grades.csv", help="where to write the CSV (default grades.csv)")
     g.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
-    g.add_argument("--timeout", type=float, default=DEFAULT_SUBMISSION_TIMEOUT,
-                   help=f"seconds per submission before it is stopped (default {DEFAULT_SUBMISSION_TIMEOUT})")
-    g.add_argument("--cell-timeout", type=float, default=None,
-                   help=f"seconds per notebook cell (default {DEFAULT_CELL_TIMEOUT})")
+    g.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_SUBMISSION_TIMEOUT,
+        help=f"seconds per submission before it is stopped (default {DEFAULT_SUBMISSION_TIMEOUT})",
+    )
+    g.add_argument(
+        "--cell-timeout",
+        type=float,
+        default=None,
+        help=f"seconds per notebook cell (default {DEFAULT_CELL_TIMEOUT})",
+    )
     s = sub.add_parser("assign", help="otter assign every master in exercises/ (student + autograder)")
     s.add_argument("--exercises", default="exercises", help="folder of masters (default exercises)")
     s.add_argument("--out", default="dist", help="output folder (default dist)")
-    s.add_argument("--sync-public-tests", action="store_true",
-                   help="also copy the public tests into gpulab/homework (maintainers)")
+    s.add_argument(
+        "--sync-public-tests",
+        action="store_true",
+        help="also copy the public tests into gpulab/homework (maintainers)",
+    )
     a = ap.parse_args(argv)
     if a.cmd == "assign":
         assign_all(a.exercises, a.out, a.sync_public_tests)
@@ -153,7 +217,9 @@ def main(argv=None):
         ap.error("no .ipynb submissions found")
     rows = grade_folder(files, a.autograder, a.csv, a.jobs, a.timeout, a.cell_timeout)
     for r in rows:
-        print(f"{os.path.basename(r['file'])}: {r['status']} {r['total']:g}/{r['possible']} "
-              f"({r['seconds']} s){'  flags: ' + ', '.join(r['flags']) if r['flags'] else ''}")
+        print(
+            f"{os.path.basename(r['file'])}: {r['status']} {r['total']:g}/{r['possible']} "
+            f"({r['seconds']} s){'  flags: ' + ', '.join(r['flags']) if r['flags'] else ''}"
+        )
     print(f"wrote {a.csv} ({len(rows)} submissions)")
     return 0

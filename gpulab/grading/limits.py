@@ -1,6 +1,7 @@
 """Time limits for grading: a student's function (:func:`timed`), one Otter test case
 (:func:`install_test_time_limit`), one notebook cell (:func:`install_cell_time_limit`) and
 Otter's notebook client (:func:`patch_nbclient`), so a hang costs only its own test or cell."""
+
 from __future__ import annotations
 
 import contextlib
@@ -9,9 +10,19 @@ import signal
 import threading
 import time
 
-__all__ = ["TimeLimit", "CellTimeLimit", "time_limit", "timed", "per_test_seconds",
-           "install_test_time_limit", "install_cell_time_limit", "patch_nbclient",
-           "DEFAULT_CELL_TIMEOUT", "DEFAULT_TEST_TIMEOUT", "EXPORT_CELL_FACTOR"]
+__all__ = [
+    "TimeLimit",
+    "CellTimeLimit",
+    "time_limit",
+    "timed",
+    "per_test_seconds",
+    "install_test_time_limit",
+    "install_cell_time_limit",
+    "patch_nbclient",
+    "DEFAULT_CELL_TIMEOUT",
+    "DEFAULT_TEST_TIMEOUT",
+    "EXPORT_CELL_FACTOR",
+]
 
 #: seconds a notebook cell may run during grading (override: GPULAB_CELL_TIMEOUT)
 DEFAULT_CELL_TIMEOUT = 120
@@ -100,7 +111,7 @@ def install_test_time_limit(seconds: float | None = None):
     block in that loop, so the traceback Otter reads its error line from keeps its shape."""
     try:
         from otter.test_files import exception_test as et
-    except Exception:       # Otter not installed: nothing to limit
+    except Exception:  # Otter not installed: nothing to limit
         return None
     seconds = per_test_seconds() if seconds is None else float(seconds)
     original = getattr(et.ExceptionTestFile.run, "_gpulab_original", et.ExceptionTestFile.run)
@@ -113,14 +124,13 @@ def install_test_time_limit(seconds: float | None = None):
             try:
                 with time_limit(seconds, f"test {tc.name}"):
                     test_case.call_func(global_environment)
-            except (Exception, SystemExit) as e:     # sys.exit() in a student's function too
+            except (Exception, SystemExit) as e:  # sys.exit() in a student's function too
                 try:
                     detail = self._generate_error_message(e)
-                except Exception:       # a traceback of another shape (the limit hit outside)
+                except Exception:  # a traceback of another shape (the limit hit outside)
                     detail = f"{type(e).__name__}: {e}"
                 passed, message = False, "❌ Test case failed\n" + detail
-            self.test_case_results.append(et.TestCaseResult(test_case=tc, message=message,
-                                                            passed=passed))
+            self.test_case_results.append(et.TestCaseResult(test_case=tc, message=message, passed=passed))
 
     run._gpulab_original = original
     run.__doc__ = original.__doc__
@@ -142,15 +152,16 @@ def install_cell_time_limit(seconds: float | None = None):
         return None
 
     def on_alarm(signum, frame):
-        raise CellTimeLimit(f"this cell ran longer than {seconds:g} s during grading and was "
-                            f"stopped (an endless loop?); grading goes on with the next cell")
+        raise CellTimeLimit(
+            f"this cell ran longer than {seconds:g} s during grading and was "
+            f"stopped (an endless loop?); grading goes on with the next cell"
+        )
 
     def pre(info=None):
         src = getattr(info, "raw_cell", "") or ""
         _unblock_alarm()
         signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL,
-                         seconds * EXPORT_CELL_FACTOR if _EXPORT_MARK in src else seconds)
+        signal.setitimer(signal.ITIMER_REAL, seconds * EXPORT_CELL_FACTOR if _EXPORT_MARK in src else seconds)
 
     def post(result=None):
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -160,8 +171,8 @@ def install_cell_time_limit(seconds: float | None = None):
     return seconds
 
 
-
 # ---- nbclient time limits --------------------------------------------------------------------
+
 
 def patch_nbclient(cell_timeout: float | None = None):
     """Make the ExecutePreprocessor Otter creates give up on a cell after ``cell_timeout`` + 30 s
@@ -183,12 +194,14 @@ def patch_nbclient(cell_timeout: float | None = None):
 
         def __init__(self, **kw):
             super().__init__(**kw)
-            self.kernel_name = "python3"        # whatever kernel the notebook was saved with
+            self.kernel_name = "python3"  # whatever kernel the notebook was saved with
             self.timeout_func = timeout_func
             self.interrupt_on_timeout = True
-            self.error_on_timeout = {"ename": "CellTimeout",
-                                     "evalue": f"no reply from the kernel within {limit:g} s",
-                                     "traceback": []}
+            self.error_on_timeout = {
+                "ename": "CellTimeout",
+                "evalue": f"no reply from the kernel within {limit:g} s",
+                "traceback": [],
+            }
 
     pre.ExecutePreprocessor = LimitedExecutePreprocessor
     return limit

@@ -1,6 +1,7 @@
 """The Otter plugin :class:`GradingGuard`: puts a first cell in front of each submission (time
 limits, tamper snapshot) and grades with the ``python3`` kernel whatever the notebook was saved
 with. Named ``gpulab.grading.GradingGuard`` in every master's config."""
+
 from __future__ import annotations
 
 from .limits import patch_nbclient
@@ -34,13 +35,13 @@ class GradingGuard(_PluginBase):
     def before_execution(self, submission):
         import nbformat
 
-        if isinstance(submission, str):   # a .py submission: prepend the same lines
+        if isinstance(submission, str):  # a .py submission: prepend the same lines
             return GUARD_CELL + "\n" + submission
         submission.cells.insert(0, nbformat.v4.new_code_cell(GUARD_CELL))
         use_python3_kernel(submission)
         return submission
 
-    def during_assign(self, assignment):     # nothing to do while assigning
+    def during_assign(self, assignment):  # nothing to do while assigning
         return None
 
 
@@ -50,6 +51,5 @@ def use_python3_kernel(nb):
     environment named "gpulab", a Colab kernel): otherwise ``otter run`` stops on NoSuchKernel."""
     spec = nb.setdefault("metadata", {}).get("kernelspec") or {}
     if spec.get("name") != "python3":
-        nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                        "language": "python"}
+        nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb

@@ -1,6 +1,7 @@
 """Grade one submission with Otter in this process and write ``scores.json`` (run by
 :func:`gpulab.grading.cli.grade_one` as ``python -m gpulab.grading.run_one SUBMISSION AUTOGRADER
 OUTDIR`` in its own process group, so the whole run can be killed on a time limit)."""
+
 import json
 import os
 import sys
@@ -17,12 +18,22 @@ def main(submission: str, autograder: str, output_dir: str) -> None:
 
     res = otter_run(submission, autograder=autograder, output_dir=output_dir, no_logo=True)
     scores = {name: [float(r.score), float(r.possible)] for name, r in res.results.items()}
-    cases = {name: [[c.test_case.name, bool(c.passed), c.message[:2000]] for c in r.test_case_results]
-             for name, r in res.results.items()}
+    cases = {
+        name: [[c.test_case.name, bool(c.passed), c.message[:2000]] for c in r.test_case_results]
+        for name, r in res.results.items()
+    }
     err = repr(res.catastrophic_error) if res.has_catastrophic_failure() else ""
     with open(os.path.join(output_dir, "scores.json"), "w") as f:
-        json.dump({"total": float(res.total), "possible": float(res.possible), "scores": scores,
-                   "cases": cases, "error": err}, f)
+        json.dump(
+            {
+                "total": float(res.total),
+                "possible": float(res.possible),
+                "scores": scores,
+                "cases": cases,
+                "error": err,
+            },
+            f,
+        )
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 builtins expose (and what changes their behaviour in place) before a submission runs;
 :func:`tamper_findings` / :func:`assert_untampered` name what it replaced, deleted, changed or
 redefined since; :func:`suspicious` lists code patterns for the instructor to read."""
+
 from __future__ import annotations
 
 import json
@@ -11,17 +12,29 @@ import sys
 import sysconfig
 import types
 
-__all__ = ["snapshot", "tamper_findings", "assert_untampered", "suspicious", "SENSITIVE",
-           "SUSPICIOUS", "ALSO_WATCHED"]
+__all__ = [
+    "snapshot",
+    "tamper_findings",
+    "assert_untampered",
+    "suspicious",
+    "SENSITIVE",
+    "SUSPICIOUS",
+    "ALSO_WATCHED",
+]
 
 #: modules whose callables the tests rely on; replacing one of them is tampering
-SENSITIVE = ("numpy", "gpulab", "otter", "importlib", "builtins", "math", "signal", "inspect",
-             "random")
+SENSITIVE = ("numpy", "gpulab", "otter", "importlib", "builtins", "math", "signal", "inspect", "random")
 #: modules :func:`snapshot` imports besides ``gpulab.checks.*`` because they change how a kernel
 #: is judged: numba's type check (``check``, ``enabled``), the launch budgets
 #: (``DEFAULT_TIMEOUT_S``, ``launch``'s defaults) and eager compilation (``jit``)
-ALSO_WATCHED = ("numpy.testing", "gpulab.launch", "gpulab.sim.typecheck", "gpulab.sim.eager",
-                "gpulab.sim.runner", "gpulab.metrics")
+ALSO_WATCHED = (
+    "numpy.testing",
+    "gpulab.launch",
+    "gpulab.sim.typecheck",
+    "gpulab.sim.eager",
+    "gpulab.sim.runner",
+    "gpulab.metrics",
+)
 #: changed by the notebook machinery itself, not by a submission
 _LEGIT_CHANGES = ("builtins.input", "builtins.raw_input", "builtins.get_ipython")
 #: this package: the hidden tests reload it from disk on purpose (so its objects are new)
@@ -36,13 +49,13 @@ def _sensitive(name: str) -> bool:
 
 
 def _trusted_dirs():
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # all of gpulab
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # all of gpulab
     paths = sysconfig.get_paths()
     dirs = {here}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         if paths.get(key):
             dirs.add(os.path.realpath(paths[key]))
-    for p in sys.path:                     # site-packages of the interpreter actually running
+    for p in sys.path:  # site-packages of the interpreter actually running
         if p.endswith("site-packages"):
             dirs.add(os.path.realpath(p))
     return tuple(d.rstrip(os.sep) + os.sep for d in dirs)
@@ -74,10 +87,14 @@ def _frozen(obj, depth: int = 0):
     if isinstance(obj, (set, frozenset)):
         return (type(obj).__name__, frozenset(_frozen(v, depth + 1) for v in list(obj)[:2000]))
     if isinstance(obj, dict):
-        return ("dict", tuple((_frozen(k, depth + 1), _frozen(v, depth + 1))
-                              for k, v in list(obj.items())[:2000]), len(obj))
+        return (
+            "dict",
+            tuple((_frozen(k, depth + 1), _frozen(v, depth + 1)) for k, v in list(obj.items())[:2000]),
+            len(obj),
+        )
     try:
         import numpy as np
+
         if isinstance(obj, np.ndarray):
             return ("ndarray", obj.dtype.str, obj.shape, obj.tobytes()[:65536])
         if isinstance(obj, np.generic):
@@ -98,15 +115,21 @@ def _fingerprint(obj, values: bool):
     if isinstance(obj, (staticmethod, classmethod)):
         fn = obj.__func__
     if isinstance(obj, property):
-        return tuple(_fingerprint(f, values) if f is not None else None
-                     for f in (obj.fget, obj.fset, obj.fdel))
+        return tuple(
+            _fingerprint(f, values) if f is not None else None for f in (obj.fget, obj.fset, obj.fdel)
+        )
     if isinstance(fn, types.MethodType):
         fn = fn.__func__
     if isinstance(fn, types.FunctionType):
-        cells = tuple(("id", id(c.cell_contents)) if _cell_ok(c) else None
-                      for c in (fn.__closure__ or ()))
-        return ("function", fn.__code__, _frozen(fn.__defaults__), _frozen(fn.__kwdefaults__),
-                cells, id(fn.__globals__))
+        cells = tuple(("id", id(c.cell_contents)) if _cell_ok(c) else None for c in (fn.__closure__ or ()))
+        return (
+            "function",
+            fn.__code__,
+            _frozen(fn.__defaults__),
+            _frozen(fn.__kwdefaults__),
+            cells,
+            id(fn.__globals__),
+        )
     if values and not callable(obj) and not isinstance(obj, types.ModuleType):
         return _frozen(obj)
     return None
@@ -116,7 +139,7 @@ def _cell_ok(cell) -> bool:
     try:
         cell.cell_contents
         return True
-    except ValueError:          # an empty cell
+    except ValueError:  # an empty cell
         return False
 
 
@@ -137,15 +160,19 @@ def _watched(mod):
         if name.startswith("__") and name.endswith("__"):
             continue
         key = f"{mod.__name__}.{name}"
-        if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
-                            types.MethodType)) or callable(obj):
+        if isinstance(
+            obj, (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, types.MethodType)
+        ) or callable(obj):
             out.append((key, obj, _fingerprint(obj, False)))
         elif constants and isinstance(obj, _IMMUTABLE) and not (top == "numpy" and name.startswith("_")):
             out.append((key, obj, _frozen(obj)))
         elif values and not name.startswith("_"):
             out.append((key, obj, _frozen(obj)))
-        if isinstance(obj, type) and getattr(obj, "__module__", None) == mod.__name__ \
-                and top in ("gpulab", "otter"):
+        if (
+            isinstance(obj, type)
+            and getattr(obj, "__module__", None) == mod.__name__
+            and top in ("gpulab", "otter")
+        ):
             for mname, m in list(vars(obj).items()):
                 if isinstance(m, (types.FunctionType, staticmethod, classmethod, property)):
                     out.append((f"{key}.{mname}", m, _fingerprint(m, False)))
@@ -182,8 +209,13 @@ def snapshot():
 def _what_changed(before, after) -> str:
     """Name the part of a fingerprint that differs (code, defaults, ...)."""
     if before and after and before[0] == "function" == after[0]:
-        for i, part in ((1, "__code__"), (2, "__defaults__"), (3, "__kwdefaults__"),
-                        (4, "closure"), (5, "__globals__")):
+        for i, part in (
+            (1, "__code__"),
+            (2, "__defaults__"),
+            (3, "__kwdefaults__"),
+            (4, "closure"),
+            (5, "__globals__"),
+        ):
             if before[i] != after[i]:
                 return part
     return "value"
@@ -202,15 +234,15 @@ def tamper_findings(limit: int = 10):
         f = _code_file(obj)
         if f is None:
             return False
-        if f.startswith("<"):             # an old-style IPython cell; not "<string>": dataclasses
+        if f.startswith("<"):  # an old-style IPython cell; not "<string>": dataclasses
             return f.startswith("<ipython-input")  # and namedtuples make their methods that way
-        if not os.path.isabs(f):          # Cython modules record relative .pyx paths
+        if not os.path.isabs(f):  # Cython modules record relative .pyx paths
             return False
         return not os.path.realpath(f).startswith(trusted)
 
     snap = _SNAPSHOT or {}
     for name, (mod, objs) in snap.items():
-        if name == _OWN or name.startswith(_OWN + "."):     # reloaded from disk on purpose
+        if name == _OWN or name.startswith(_OWN + "."):  # reloaded from disk on purpose
             continue
         now = sys.modules.get(name)
         if now is not None and now is not mod:
@@ -249,13 +281,17 @@ def assert_untampered():
     """Fail the calling test when :func:`tamper_findings` finds anything."""
     found = tamper_findings()
     if found:
-        raise AssertionError("the grading environment was changed by the submission, so this test "
-                             "refuses to trust it: " + "; ".join(found))
+        raise AssertionError(
+            "the grading environment was changed by the submission, so this test "
+            "refuses to trust it: " + "; ".join(found)
+        )
 
 
 SUSPICIOUS = [
-    (r"sys\.modules\s*\[[^]]*\]\s*=[^=]|sys\.modules\.(pop|update|setdefault)|del\s+sys\.modules",
-     "sys.modules"),
+    (
+        r"sys\.modules\s*\[[^]]*\]\s*=[^=]|sys\.modules\.(pop|update|setdefault)|del\s+sys\.modules",
+        "sys.modules",
+    ),
     (r"\bimportlib\b", "importlib"),
     (r"\bsetattr\s*\(", "setattr"),
     (r"\b(np|numpy)\.(testing|allclose|isclose|array_equal)\s*(\.\w+\s*)?=[^=]", "assigns to numpy"),
@@ -265,13 +301,21 @@ SUSPICIOUS = [
     (r"\bos\._exit\b|\bsignal\.", "process/signal control"),
     (r"['\"][^'\"]*tests?[/\\]", "test file paths"),
     # reading the grader's expectations instead of computing them
-    (r"\b_getframe\b|\bcurrentframe\b|\binspect\.(stack|trace|getouterframes|getinnerframes|"
-     r"getframeinfo|getsource)\b|\bf_(back|locals|globals)\b|\btb_frame\b|\bgi_frame\b|"
-     r"\bsettrace\b|\bsetprofile\b", "frame inspection"),
-    (r"\bgc\.(get_referrers|get_referents|get_objects)\b|\bget_referrers\b|\bget_objects\b",
-     "heap inspection"),
-    (r"\bgpulab\.(checks|models|grading|homework\.\w+\.tests)\b|"
-     r"from\s+gpulab\s+import\s+[^#\n]*\b(checks|models|grading)\b", "imports the checkers"),
+    (
+        r"\b_getframe\b|\bcurrentframe\b|\binspect\.(stack|trace|getouterframes|getinnerframes|"
+        r"getframeinfo|getsource)\b|\bf_(back|locals|globals)\b|\btb_frame\b|\bgi_frame\b|"
+        r"\bsettrace\b|\bsetprofile\b",
+        "frame inspection",
+    ),
+    (
+        r"\bgc\.(get_referrers|get_referents|get_objects)\b|\bget_referrers\b|\bget_objects\b",
+        "heap inspection",
+    ),
+    (
+        r"\bgpulab\.(checks|models|grading|homework\.\w+\.tests)\b|"
+        r"from\s+gpulab\s+import\s+[^#\n]*\b(checks|models|grading)\b",
+        "imports the checkers",
+    ),
     (r"\b__import__\b|\bgetattr\s*\(\s*(sys|inspect|gc|gpulab)\b", "dynamic import/attribute"),
 ]
 

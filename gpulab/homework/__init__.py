@@ -4,6 +4,7 @@
 Each ``<hw>/tests/q*.py`` is a copy of what ``otter assign`` writes into the student folder for
 ``exercises/<hw>/<hw>.ipynb``; ``tests/test_homework.py`` fails when a copy is stale.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,6 +21,7 @@ def public_tests(hw: str) -> str:
     """Path of the folder holding homework ``hw``'s public tests (``q1.py``, ...)."""
     path = os.path.join(HERE, hw, "tests")
     if not os.path.isdir(path):
-        raise FileNotFoundError(f"no public tests for {hw!r} in gpulab {HERE}; "
-                                f"known: {', '.join(assignments()) or 'none'}")
+        raise FileNotFoundError(
+            f"no public tests for {hw!r} in gpulab {HERE}; known: {', '.join(assignments()) or 'none'}"
+        )
     return path

@@ -4,6 +4,7 @@
 ``lane`` (0..31), ``warp`` (global warp number), ``i`` (global thread index), ``x[i]`` and ``n``;
 its source is registered with ``linecache`` so the simulator can read it like a cell's.
 """
+
 from __future__ import annotations
 
 import linecache
@@ -12,7 +13,7 @@ import re
 import numpy as np
 from numba import cuda
 
-_TEMPLATE = '''def branch(out, x):
+_TEMPLATE = """def branch(out, x):
     i = cuda.grid(1)
     n = x.shape[0]
     lane = cuda.threadIdx.x % 32
@@ -22,8 +23,8 @@ _TEMPLATE = '''def branch(out, x):
             out[i] = x[i] * 2.0 + 1.0
         else:
             out[i] = x[i] * 0.5 - 1.0
-'''
-THEN_LINE, ELSE_LINE = 8, 10          # lines of the two branch bodies in _TEMPLATE
+"""
+THEN_LINE, ELSE_LINE = 8, 10  # lines of the two branch bodies in _TEMPLATE
 _ALLOWED = re.compile(r"^[\w\s\.\[\]\(\)%<>=!+\-*/&|,]*$")
 _CACHE: dict = {}
 
@@ -43,8 +44,10 @@ def branch_kernel(condition: str):
     """A jitted if/else kernel with ``condition``; cached per condition text."""
     cond = condition.strip()
     if not cond or not _ALLOWED.match(cond) or "__" in cond or "import" in cond:
-        raise ValueError(f"not a simple condition: {condition!r} (use lane, warp, i, x[i], n, "
-                         f"numbers, comparisons, %, and/or/not)")
+        raise ValueError(
+            f"not a simple condition: {condition!r} (use lane, warp, i, x[i], n, "
+            f"numbers, comparisons, %, and/or/not)"
+        )
     if cond in _CACHE:
         return _CACHE[cond]
     src = _TEMPLATE.format(cond=cond)
@@ -63,11 +66,13 @@ def data(kind: str = "random", n: int = 128, seed: int = 0) -> np.ndarray:
     return np.sort(x) if kind == "sorted" else x
 
 
-def run_branch(condition: str, kind: str = "random", n: int = 128, block: int = 128,
-               trace=(0, 0), backend: str = "sim") -> dict:
+def run_branch(
+    condition: str, kind: str = "random", n: int = 128, block: int = 128, trace=(0, 0), backend: str = "sim"
+) -> dict:
     """Run the branch kernel on the simulator; return the report and per-path facts:
     efficiency of the two branch bodies, how many threads took each, and the overall E."""
     import gpulab
+
     kern = branch_kernel(condition)
     x = data(kind, n)
     out = np.full(n, np.nan, np.float32)
@@ -75,13 +80,20 @@ def run_branch(condition: str, kind: str = "random", n: int = 128, block: int = 
     then = rep.lines.get(THEN_LINE)
     other = rep.lines.get(ELSE_LINE)
     took_then = int(np.isclose(out, x * 2.0 + 1.0).sum())
-    return {"condition": condition, "data": kind, "report": rep, "x": x, "out": out,
-            "efficiency": rep.warp_efficiency,
-            "then_efficiency": then.efficiency if then else None,
-            "else_efficiency": other.efficiency if other else None,
-            "then_instructions": then.inst if then else 0,
-            "else_instructions": other.inst if other else 0,
-            "threads_then": took_then, "threads_else": int(n - took_then)}
+    return {
+        "condition": condition,
+        "data": kind,
+        "report": rep,
+        "x": x,
+        "out": out,
+        "efficiency": rep.warp_efficiency,
+        "then_efficiency": then.efficiency if then else None,
+        "else_efficiency": other.efficiency if other else None,
+        "then_instructions": then.inst if then else 0,
+        "else_instructions": other.inst if other else 0,
+        "threads_then": took_then,
+        "threads_else": int(n - took_then),
+    }
 
 
 @cuda.jit
@@ -128,6 +140,7 @@ def shade_reference(x: np.ndarray) -> np.ndarray:
     v = x.astype(np.float32).copy()
     even = np.arange(v.size) % 2 == 0
     for _ in range(8):
-        v = np.where(even, v * np.float32(0.5) + np.float32(1.0),
-                     v * np.float32(2.0) - np.float32(1.0)).astype(np.float32)
+        v = np.where(
+            even, v * np.float32(0.5) + np.float32(1.0), v * np.float32(2.0) - np.float32(1.0)
+        ).astype(np.float32)
     return v

@@ -2,6 +2,7 @@
 
 Launch with a 1-D block of BLOCK threads and any 1-D grid; both kernels grid-stride over data.
 """
+
 from numba import cuda, int32
 
 BINS = 256

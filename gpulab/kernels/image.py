@@ -2,13 +2,14 @@
 
 Images are float32 arrays; x (the fast thread index) walks columns so warps read along rows.
 """
+
 from numba import cuda, float32
 
-GROUP = 8     # numthreads(8, 8, 1) for the per-pixel kernels
-TILE = 16     # blur tile: 16 x 16 threads, one output pixel each
-R = 4         # blur radius: a (2R+1)^2 = 81-tap box
+GROUP = 8  # numthreads(8, 8, 1) for the per-pixel kernels
+TILE = 16  # blur tile: 16 x 16 threads, one output pixel each
+R = 4  # blur radius: a (2R+1)^2 = 81-tap box
 HALO = TILE + 2 * R
-ROWS_X, ROWS_Y = 32, 8            # blur_tiled_rows: 32 x 8 threads, one warp per tile row
+ROWS_X, ROWS_Y = 32, 8  # blur_tiled_rows: 32 x 8 threads, one warp per tile row
 HALO_X, HALO_Y = ROWS_X + 2 * R, ROWS_Y + 2 * R
 
 
@@ -23,7 +24,7 @@ def invert_contrast(out, img, contrast):
     edge-guarded."""
     x, y = cuda.grid(2)
     if x >= img.shape[1] or y >= img.shape[0]:
-        return                                   # guard the edges
+        return  # guard the edges
     for ch in range(3):
         out[y, x, ch] = (1.0 - img[y, x, ch] - 0.5) * contrast + 0.5
     out[y, x, 3] = img[y, x, 3]
@@ -69,7 +70,7 @@ def blur_tiled(out, img):
     w = img.shape[1]
     bx = cuda.blockIdx.x * TILE - R
     by = cuda.blockIdx.y * TILE - R
-    for yy in range(ty, HALO, TILE):             # several texels per thread
+    for yy in range(ty, HALO, TILE):  # several texels per thread
         gy = min(max(by + yy, 0), h - 1)
         for xx in range(tx, HALO, TILE):
             gx = min(max(bx + xx, 0), w - 1)
@@ -123,7 +124,7 @@ def blur_tiled_rows(out, img):
 # apart.
 
 BLOCK_1D = 128
-AOS_TILE = 3 * BLOCK_1D        # floats one block stages: 128 pixels x 3 channels
+AOS_TILE = 3 * BLOCK_1D  # floats one block stages: 128 pixels x 3 channels
 
 
 @cuda.jit

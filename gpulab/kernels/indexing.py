@@ -4,6 +4,7 @@ Every thread of the launch writes its own ids into arrays sized to the whole lau
 data), so threads outside the data are visible too; ``inside`` says whether the edge guard would
 let the thread work. Run through ``gpulab.launch`` on any backend.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -43,6 +44,7 @@ def fold_1d(n: int, block: int, backend: str = "sim") -> dict:
     """Run :func:`who_1d` for ``n`` elements in blocks of ``block``; arrays are (blocks, lanes
     padded to whole warps), 0 where a lane does not exist (block not a multiple of 32)."""
     import gpulab
+
     grid = lm.grid_for(n, block)[0]
     width = -(-block // 32) * 32
     state = np.zeros((grid, width), np.int32)
@@ -54,11 +56,21 @@ def fold_1d(n: int, block: int, backend: str = "sim") -> dict:
 def owners_2d(width: int, height: int, block, backend: str = "sim") -> dict:
     """Run :func:`who_2d` over a width x height image with a 2-D ``block`` (bx, by)."""
     import gpulab
+
     bx, by = block
     gx, gy = lm.grid_for((width, height), (bx, by))
     shape = (gy * by, gx * bx)
     arrays = {k: np.full(shape, -1, np.int32) for k in ("block_id", "warp", "lane", "inside")}
-    rep = gpulab.launch(who_2d, (gx, gy), (bx, by), arrays["block_id"], arrays["warp"],
-                        arrays["lane"], arrays["inside"], width, height, backend=backend)
-    return {"width": width, "height": height, "block": (bx, by), "grid": (gx, gy),
-            "report": rep, **arrays}
+    rep = gpulab.launch(
+        who_2d,
+        (gx, gy),
+        (bx, by),
+        arrays["block_id"],
+        arrays["warp"],
+        arrays["lane"],
+        arrays["inside"],
+        width,
+        height,
+        backend=backend,
+    )
+    return {"width": width, "height": height, "block": (bx, by), "grid": (gx, gy), "report": rep, **arrays}

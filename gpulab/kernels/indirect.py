@@ -6,6 +6,7 @@ cannot launch a kernel from the device, so the CUDA pattern here is the other co
 first kernel appends work items and counts them in device memory (``count[0]``), the second is
 launched with a fixed grid and each thread loops grid-stride up to the count it reads there.
 """
+
 from numba import cuda
 
 

@@ -3,6 +3,7 @@
 Both launch with block = (TILE, TILE) and grid = (ceil(N/TILE), ceil(M/TILE)) for C of
 shape (M, N); x indexes columns so that consecutive lanes touch consecutive addresses.
 """
+
 from numba import cuda, float32
 
 TILE = 16

@@ -3,6 +3,7 @@
 Each kernel reads one element per thread so that one warp-level load touches 32 addresses
 whose spacing is the pattern under study; the store is always coalesced.
 """
+
 import numpy as np
 from numba import cuda
 

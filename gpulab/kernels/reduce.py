@@ -5,6 +5,7 @@
 grid; partial has one slot per block. Summing partial on the host (or with a second launch)
 finishes the job.
 """
+
 from numba import cuda, float32
 
 GROUP = 256

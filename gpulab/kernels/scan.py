@@ -11,13 +11,18 @@ keep the result exact, so it can be compared with ``numpy.cumsum`` bit for bit; 
 modulo 2**32 as int32 arithmetic does on a GPU. Within a block, warps scan by shuffle
 (gpulab.kernels.warp) and one shared slot per warp carries the warp totals.
 """
+
 from __future__ import annotations
 
 import numpy as np
 from numba import cuda, int32
 
-from gpulab.kernels.warp import (MAX_WARPS_PER_BLOCK, warp_reduce_down, warp_scan_exclusive,
-                                 warp_scan_inclusive)
+from gpulab.kernels.warp import (
+    MAX_WARPS_PER_BLOCK,
+    warp_reduce_down,
+    warp_scan_exclusive,
+    warp_scan_inclusive,
+)
 
 
 @cuda.jit(device=True)
@@ -85,7 +90,7 @@ def scan_totals(totals):
     m = totals.shape[0]
     carry = int32(0)
     base = 0
-    while base < m:                      # the same trip count in every thread: barriers are safe
+    while base < m:  # the same trip count in every thread: barriers are safe
         j = base + cuda.threadIdx.x
         v = int32(0)
         if j < m:
@@ -95,8 +100,8 @@ def scan_totals(totals):
             totals[j] = carry + inc - v
         if cuda.threadIdx.x == cuda.blockDim.x - 1:
             chunk_total[0] = inc
-        cuda.syncthreads()               # chunk_total written; offsets read by every warp
-        carry += chunk_total[0]          # rewritten only after the next chunk's two barriers
+        cuda.syncthreads()  # chunk_total written; offsets read by every warp
+        carry += chunk_total[0]  # rewritten only after the next chunk's two barriers
         base += cuda.blockDim.x
 
 
@@ -109,8 +114,8 @@ def scan_apply(x, out, block_offsets):
     v = int32(0)
     if i < x.shape[0]:
         v = x[i]
-    if cuda.threadIdx.x == 0:            # one load per block, not one per warp;
-        base[0] = block_offsets[cuda.blockIdx.x]   # the scan's barriers order it before the reads
+    if cuda.threadIdx.x == 0:  # one load per block, not one per warp;
+        base[0] = block_offsets[cuda.blockIdx.x]  # the scan's barriers order it before the reads
     r = block_scan_int(v, offsets) + base[0]
     if i < out.shape[0]:
         out[i] = r
@@ -134,8 +139,10 @@ def device_scan(x, block: int = 1024, backend: str = "sim", timeout_s: float | N
 
     x = np.asarray(x)
     if x.ndim != 1 or x.dtype != np.int32:
-        raise TypeError(f"device_scan needs a 1-D int32 array, got {x.dtype} with shape {x.shape}; "
-                        "convert with x.astype(np.int32)")
+        raise TypeError(
+            f"device_scan needs a 1-D int32 array, got {x.dtype} with shape {x.shape}; "
+            "convert with x.astype(np.int32)"
+        )
     if x.size == 0:
         raise ValueError("device_scan needs at least one element")
     if block % 32 or not 32 <= block <= 1024:
@@ -146,9 +153,11 @@ def device_scan(x, block: int = 1024, backend: str = "sim", timeout_s: float | N
     totals = np.zeros(blocks, np.int32)
     out = np.zeros_like(x)
     kw = {"backend": backend, "timeout_s": timeout_s}
-    reps = [gpulab.launch(scan_reduce, blocks, block, x, totals, **kw),
-            gpulab.launch(scan_totals, 1, block, totals, **kw),
-            gpulab.launch(scan_apply, blocks, block, x, out, totals, **kw)]
+    reps = [
+        gpulab.launch(scan_reduce, blocks, block, x, totals, **kw),
+        gpulab.launch(scan_totals, 1, block, totals, **kw),
+        gpulab.launch(scan_apply, blocks, block, x, out, totals, **kw),
+    ]
     return out, reps
 
 
@@ -157,20 +166,24 @@ def traffic(reports) -> dict:
     {"ld": bytes, "st": bytes}. On a GPU part of it may be served by the L2 cache."""
     from gpulab import metrics as M
 
-    return {op: sum(r.metrics.get(M.GLOBAL_SECTORS[op], 0) for r in reports) * M.SECTOR_BYTES
-            for op in ("ld", "st")}
+    return {
+        op: sum(r.metrics.get(M.GLOBAL_SECTORS[op], 0) for r in reports) * M.SECTOR_BYTES
+        for op in ("ld", "st")
+    }
 
 
 def describe(reports, n: int) -> str:
     """One line per pass: blocks, barriers per block, shuffles, and global bytes per element."""
     from gpulab import metrics as M
 
-    lines = [f"{'':12s} {'':>7s} {'barriers':>9s} {'shuffles':>10s} {'global bytes/element':>21s}",
-             f"{'pass':12s} {'blocks':>7s} {'/block':>9s} {'(warp)':>10s} {'loads':>10s} "
-             f"{'stores':>10s}"]
+    lines = [
+        f"{'':12s} {'':>7s} {'barriers':>9s} {'shuffles':>10s} {'global bytes/element':>21s}",
+        f"{'pass':12s} {'blocks':>7s} {'/block':>9s} {'(warp)':>10s} {'loads':>10s} {'stores':>10s}",
+    ]
     for r in reports:
         shuffles = sum(v for k, v in r.intrinsics.items() if k.startswith("shfl"))
         ld, st = (r.metrics.get(M.GLOBAL_SECTORS[op], 0) * M.SECTOR_BYTES / n for op in ("ld", "st"))
-        lines.append(f"{r.kernel:12s} {int(np.prod(r.grid)):7,d} {r.barriers:9d} {shuffles:10,d} "
-                     f"{ld:10.3f} {st:10.3f}")
+        lines.append(
+            f"{r.kernel:12s} {int(np.prod(r.grid)):7,d} {r.barriers:9d} {shuffles:10,d} {ld:10.3f} {st:10.3f}"
+        )
     return "\n".join(lines)

@@ -5,12 +5,13 @@ chapter 06's kernels. From step 3 on, the size contract is M and N multiples of 
 and K a multiple of BK (:func:`launch_config` checks it and gives grid and block); a production
 library adds a guarded kernel for the edges.
 """
+
 from numba import cuda, float32
 
 from gpulab.kernels.matmul import TILE, matmul_naive, matmul_tiled  # noqa: F401 (steps 1, 2)
 
 # --------------------------------------------------------------- step 3: 1-D register blocking
-BM1, BN1, BK1, TM1 = 64, 64, 8, 8          # block tile 64 x 64, K step 8, 8 rows per thread
+BM1, BN1, BK1, TM1 = 64, 64, 8, 8  # block tile 64 x 64, K step 8, 8 rows per thread
 
 
 @cuda.jit(fastmath=True)
@@ -20,8 +21,8 @@ def sgemm_1d(c, a, b):
     multiply-adds."""
     sa = cuda.shared.array((BM1, BK1), float32)
     sb = cuda.shared.array((BK1, BN1), float32)
-    tx = cuda.threadIdx.x                  # column of the tile, 0..63
-    ty = cuda.threadIdx.y                  # which group of 8 rows, 0..7
+    tx = cuda.threadIdx.x  # column of the tile, 0..63
+    ty = cuda.threadIdx.y  # which group of 8 rows, 0..7
     t = ty * BN1 + tx
     row0 = cuda.blockIdx.y * BM1
     col0 = cuda.blockIdx.x * BN1
@@ -29,8 +30,8 @@ def sgemm_1d(c, a, b):
     for i in range(TM1):
         acc[i] = float32(0.0)
     for k0 in range(0, a.shape[1], BK1):
-        sa[t // BK1, t % BK1] = a[row0 + t // BK1, k0 + t % BK1]   # 512 threads, 64 x 8 tile
-        sb[ty, tx] = b[k0 + ty, col0 + tx]                         # 8 x 64 tile
+        sa[t // BK1, t % BK1] = a[row0 + t // BK1, k0 + t % BK1]  # 512 threads, 64 x 8 tile
+        sb[ty, tx] = b[k0 + ty, col0 + tx]  # 8 x 64 tile
         cuda.syncthreads()
         for kk in range(BK1):
             bv = sb[kk, tx]
@@ -42,8 +43,8 @@ def sgemm_1d(c, a, b):
 
 
 # --------------------------------------------------------------- step 4: 2-D register blocking
-BM, BN, BK, TM, TN = 128, 128, 8, 8, 8     # block tile 128 x 128, 8 x 8 outputs per thread
-LOADS = BM * BK // 256                     # elements of each tile a thread copies (block of 256)
+BM, BN, BK, TM, TN = 128, 128, 8, 8, 8  # block tile 128 x 128, 8 x 8 outputs per thread
+LOADS = BM * BK // 256  # elements of each tile a thread copies (block of 256)
 
 
 @cuda.jit(fastmath=True)
@@ -95,14 +96,14 @@ def make_sgemm_vec(pad: int = 0, swizzle: bool = True):
     4 consecutive floats, which the compiler can turn into 16-byte shared
     loads when it can prove them 16-byte aligned."""
     width = BM + pad
-    swz = 4 if swizzle else 0               # chunk (4 floats) index XOR k: bits 2-4 of m flip
+    swz = 4 if swizzle else 0  # chunk (4 floats) index XOR k: bits 2-4 of m flip
 
     @cuda.jit(fastmath=True)
     def sgemm_vec(c, a, b):
         sat = cuda.shared.array((BK, width), float32, alignment=16)
         sb = cuda.shared.array((BK, BN), float32, alignment=16)
-        tx = cuda.threadIdx.x & 15          # & 15 changes nothing for a (16, 16) block but tells
-        ty = cuda.threadIdx.y & 15          # the compiler the index is >= 0 (see the text)
+        tx = cuda.threadIdx.x & 15  # & 15 changes nothing for a (16, 16) block but tells
+        ty = cuda.threadIdx.y & 15  # the compiler the index is >= 0 (see the text)
         t = ty * 16 + tx
         row0 = cuda.blockIdx.y * BM
         col0 = cuda.blockIdx.x * BN
@@ -136,8 +137,9 @@ def make_sgemm_vec(pad: int = 0, swizzle: bool = True):
             for r in range(4):
                 for jj in range(2):
                     for s in range(4):
-                        c[row0 + ty * 4 + 64 * ii + r, col0 + tx * 4 + 64 * jj + s] = \
-                            acc[ii * 4 + r, jj * 4 + s]
+                        c[row0 + ty * 4 + 64 * ii + r, col0 + tx * 4 + 64 * jj + s] = acc[
+                            ii * 4 + r, jj * 4 + s
+                        ]
 
     return sgemm_vec
 
@@ -154,7 +156,7 @@ def make_sgemm_prefetch(bk: int = 8, max_registers=None):
     overlaps the multiply-adds. ``max_registers`` caps the compiler's
     register use."""
     width = BM + 4
-    loads = BM * bk // 256                 # elements of each tile a thread copies per K step
+    loads = BM * bk // 256  # elements of each tile a thread copies per K step
     opts = {} if max_registers is None else {"max_registers": max_registers}
 
     @cuda.jit(fastmath=True, **opts)
@@ -174,16 +176,16 @@ def make_sgemm_prefetch(bk: int = 8, max_registers=None):
         for i in range(8):
             for j in range(8):
                 acc[i, j] = float32(0.0)
-        for r in range(loads):                              # first tiles into buffer 0
+        for r in range(loads):  # first tiles into buffer 0
             e = t + 256 * r
             sat[0, e % bk, e // bk] = a[row0 + e // bk, e % bk]
             sb[0, e // BN, e % BN] = b[e // BN, col0 + e % BN]
         cuda.syncthreads()
         steps = a.shape[1] // bk
         for step in range(steps):
-            cur = step & 1                                  # & : known >= 0 (see step 5)
+            cur = step & 1  # & : known >= 0 (see step 5)
             more = step + 1 < steps
-            if more:                                        # next tiles: global -> registers
+            if more:  # next tiles: global -> registers
                 k1 = (step + 1) * bk
                 for r in range(loads):
                     e = t + 256 * r
@@ -199,7 +201,7 @@ def make_sgemm_prefetch(bk: int = 8, max_registers=None):
                 for i in range(8):
                     for j in range(8):
                         acc[i, j] += am[i] * bn[j]
-            if more:                                        # registers -> the other buffer
+            if more:  # registers -> the other buffer
                 for r in range(loads):
                     e = t + 256 * r
                     sat[cur ^ 1, e % bk, e // bk] = pa[r]
@@ -209,8 +211,9 @@ def make_sgemm_prefetch(bk: int = 8, max_registers=None):
             for r in range(4):
                 for jj in range(2):
                     for s in range(4):
-                        c[row0 + ty * 4 + 64 * ii + r, col0 + tx * 4 + 64 * jj + s] = \
-                            acc[ii * 4 + r, jj * 4 + s]
+                        c[row0 + ty * 4 + 64 * ii + r, col0 + tx * 4 + 64 * jj + s] = acc[
+                            ii * 4 + r, jj * 4 + s
+                        ]
 
     return sgemm_prefetch
 
@@ -219,7 +222,7 @@ sgemm_prefetch = make_sgemm_prefetch(bk=8)
 
 
 # --------------------------------------------------------------------------- launching
-STEPS = {                                   # name: (kernel, block tile (rows, cols), K step, block)
+STEPS = {  # name: (kernel, block tile (rows, cols), K step, block)
     "naive": (matmul_naive, (TILE, TILE), 1, (TILE, TILE)),
     "shared": (matmul_tiled, (TILE, TILE), 1, (TILE, TILE)),
     "reg1d": (sgemm_1d, (BM1, BN1), BK1, (BN1, BM1 // TM1)),
@@ -239,7 +242,9 @@ def launch_config(step: str, m: int, k: int, n: int, tile=None, bk=None, block=N
     kstep = bk if bk is not None else kstep
     blk = block if block is not None else blk
     if step not in ("naive", "shared") and (m % tm or n % tn or k % kstep):
-        raise ValueError(f"step {step!r} needs M and N multiples of its block tile {tm} x {tn} and "
-                         f"K a multiple of {kstep}; got M={m}, K={k}, N={n}. Pad the matrices with "
-                         f"zeros up to those multiples")
+        raise ValueError(
+            f"step {step!r} needs M and N multiples of its block tile {tm} x {tn} and "
+            f"K a multiple of {kstep}; got M={m}, K={k}, N={n}. Pad the matrices with "
+            f"zeros up to those multiples"
+        )
     return ((n + tn - 1) // tn, (m + tm - 1) // tm), blk

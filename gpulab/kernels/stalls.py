@@ -15,11 +15,12 @@ their loads, barriers and bank conflicts but does not model time or stalls; the 
 breakdown on an H200 is in ``benchmarks/results/stall_reasons.json``
 (``benchmarks/stall_reasons.py``).
 """
+
 import numpy as np
 from numba import cuda, float32
 
-BLOCK = 256                          # threads per block for one_warp_works / conflicted_stores
-SHARED_WORDS = 32 * BLOCK            # float32 words of shared memory per block (32 KiB)
+BLOCK = 256  # threads per block for one_warp_works / conflicted_stores
+SHARED_WORDS = 32 * BLOCK  # float32 words of shared memory per block (32 KiB)
 
 
 @cuda.jit

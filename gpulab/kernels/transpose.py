@@ -4,11 +4,12 @@ All three use TILE x BLOCK_ROWS = 32 x 8 thread blocks, each thread handling TIL
 elements, and out = a.T for a of shape (height, width). Launch with
 grid = (ceil(width/TILE), ceil(height/TILE)), block = (TILE, BLOCK_ROWS).
 """
+
 from numba import cuda, float32
 
 TILE = 32
 BLOCK_ROWS = 8
-PADDED = TILE + 1   # a module constant: numba needs a literal shape, not an expression
+PADDED = TILE + 1  # a module constant: numba needs a literal shape, not an expression
 
 
 def grid_for(shape):
@@ -117,8 +118,9 @@ def transpose_padded_wide(out, a):
     ty = cuda.threadIdx.y
     x = cuda.blockIdx.x * TILE_WIDE + tx
     y = cuda.blockIdx.y * TILE_WIDE + ty
-    whole = ((cuda.blockIdx.x + 1) * TILE_WIDE <= a.shape[1]
-             and (cuda.blockIdx.y + 1) * TILE_WIDE <= a.shape[0])
+    whole = (cuda.blockIdx.x + 1) * TILE_WIDE <= a.shape[1] and (cuda.blockIdx.y + 1) * TILE_WIDE <= a.shape[
+        0
+    ]
     if whole:
         for j in range(0, TILE_WIDE, ROWS_WIDE):
             tile[ty + j, tx] = a[y + j, x]

@@ -9,6 +9,7 @@ Conventions: ``x`` is the input, ``out`` the output, ``n = x.shape[0]``; threads
 neutral 0 and stay active, because a ``*_sync`` shuffle with the full mask requires every lane of
 the warp to take part (an early ``return`` would make it undefined; the simulator reports it).
 """
+
 from __future__ import annotations
 
 from numba import cuda, float32, int32
@@ -22,6 +23,7 @@ MAX_WARPS_PER_BLOCK = 32  # 1024 threads / 32 lanes: one shared slot per warp is
 # --------------------------------------------------------------------------------------------
 # device functions: one warp
 # --------------------------------------------------------------------------------------------
+
 
 @cuda.jit(device=True)
 def warp_reduce_down(v):
@@ -96,6 +98,7 @@ def block_reduce_shfl(v, partial):
 # kernels: one warp, one block
 # --------------------------------------------------------------------------------------------
 
+
 @cuda.jit
 def warp_sum_down(x, out):
     """out[w] = sum of x[32w : 32w+32] (each warp of the grid sums its own 32 elements)."""
@@ -136,7 +139,7 @@ def block_sum_tree(x, out):
         v = x[i]
     s[t] = v
     cuda.syncthreads()
-    tree_sum(s, t)                     # the one tree: gpulab.kernels.reduce.tree_sum
+    tree_sum(s, t)  # the one tree: gpulab.kernels.reduce.tree_sum
     if t == 0:
         out[cuda.blockIdx.x] = s[0]
 
@@ -277,7 +280,7 @@ def compact_positive(x, out, count):
         v = x[i]
         keep = v > 0
     votes = cuda.ballot_sync(FULL_MASK, keep)
-    below = votes & ((1 << lane) - 1)          # the voters in lower lanes
+    below = votes & ((1 << lane) - 1)  # the voters in lower lanes
     rank = cuda.popc(below)
     total = cuda.popc(votes)
     base = int32(0)
@@ -292,6 +295,7 @@ def compact_positive(x, out, count):
 # source article 000's kernels, translated to numba as written (bugs included), and fixes
 # --------------------------------------------------------------------------------------------
 
+
 @cuda.jit
 def article_reduce_as_written(x, out):
     """Source article 000's 'optimised' reduction, translated line for line:
@@ -299,11 +303,11 @@ def article_reduce_as_written(x, out):
     each warp reaches it (barrier divergence)."""
     s = cuda.shared.array(8, float32)
     tid = cuda.threadIdx.x
-    v = warp_reduce_xor(x[tid])           # WaveActiveSum
-    if cuda.laneid == 0:                  # WaveIsFirstLane()
+    v = warp_reduce_xor(x[tid])  # WaveActiveSum
+    if cuda.laneid == 0:  # WaveIsFirstLane()
         w = tid // cuda.warpsize
         s[w] = v
-        cuda.syncthreads()                # GroupMemoryBarrierWithGroupSync()
+        cuda.syncthreads()  # GroupMemoryBarrierWithGroupSync()
         if w == 0:
             # WaveActiveSum over the active lanes
             f = warp_reduce_xor(s[cuda.laneid])
@@ -340,17 +344,17 @@ def article_scan_as_written(x, out):
     tid = cuda.threadIdx.x
     lane = cuda.laneid
     v = x[tid]
-    pre = warp_scan_exclusive(v)          # WavePrefixSum (exclusive)
+    pre = warp_scan_exclusive(v)  # WavePrefixSum (exclusive)
     w = tid // cuda.warpsize
-    total = warp_reduce_xor(v)            # WaveActiveSum
+    total = warp_reduce_xor(v)  # WaveActiveSum
     if lane == 0:
         offs[w] = total
     cuda.syncthreads()
     acc = float32(0.0)
     if lane == 0 and w > 0:
         for k in range(w):
-            acc += offs[k]                # reads slot k ...
-        offs[w] = acc                     # ... which warp k overwrites
+            acc += offs[k]  # reads slot k ...
+        offs[w] = acc  # ... which warp k overwrites
     cuda.syncthreads()
     out[tid] = pre + offs[w]
 
@@ -374,7 +378,7 @@ def article_scan_fixed(x, out):
     if lane == 0:
         for k in range(w):
             acc += offs[k]
-    cuda.syncthreads()                             # every read is done before anyone writes
+    cuda.syncthreads()  # every read is done before anyone writes
     if lane == 0:
         offs[w] = acc
     cuda.syncthreads()

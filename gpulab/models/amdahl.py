@@ -11,6 +11,7 @@ serial part of the scaled run takes a fraction ``s`` of its time, the scaled spe
 
 Every function accepts numpy arrays (broadcasting) as well as plain numbers.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,8 +20,18 @@ from typing import Sequence
 import numpy as np
 
 __all__ = [
-    "speedup", "limit", "efficiency", "wasted", "p_for_speedup", "f_from_speedup",
-    "p_at_efficiency", "gustafson", "AmdahlFit", "fit_times", "fit_speedups", "marginal_gain",
+    "speedup",
+    "limit",
+    "efficiency",
+    "wasted",
+    "p_for_speedup",
+    "f_from_speedup",
+    "p_at_efficiency",
+    "gustafson",
+    "AmdahlFit",
+    "fit_times",
+    "fit_speedups",
+    "marginal_gain",
 ]
 
 

@@ -6,6 +6,7 @@ The alpha-beta (latency-bandwidth) model charges every message ``alpha + n * bet
 The all-reduce costs below are the textbook ones (Thakur, Rabenseifner & Gropp 2005; Patarasuk &
 Yuan 2009) with the reduction arithmetic left out.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
-    "Link", "LINKS", "ring_allreduce", "tree_allreduce", "allreduce", "bus_bandwidth",
-    "StepModel", "step_time", "scaling", "best_p",
+    "Link",
+    "LINKS",
+    "ring_allreduce",
+    "tree_allreduce",
+    "allreduce",
+    "bus_bandwidth",
+    "StepModel",
+    "step_time",
+    "scaling",
+    "best_p",
 ]
 
 GB = 1e9
@@ -26,8 +35,8 @@ class Link:
     """A GPU's connection to its peers: per-direction bandwidth in bytes/s and where it is from."""
 
     name: str
-    per_direction: float      # bytes/s each way, per GPU
-    quoted: str               # the figure as the source quotes it
+    per_direction: float  # bytes/s each way, per GPU
+    quoted: str  # the figure as the source quotes it
     source: str
 
     @property
@@ -40,29 +49,41 @@ class Link:
 # directions* over all of a GPU's links; the model needs one direction, hence the halving.
 LINKS: dict[str, Link] = {
     "PCIe 4.0 x16": Link(
-        "PCIe 4.0 x16", 16e9 * 16 / 8 * 128 / 130,
+        "PCIe 4.0 x16",
+        16e9 * 16 / 8 * 128 / 130,
         "16 GT/s per lane, 128b/130b coding: about 31.5 GB/s each way (NVIDIA quotes 64 GB/s for both)",
-        "PCI-SIG, PCI Express Base Specification 4.0; NVIDIA A100 datasheet (PCIe Gen4: 64 GB/s)"),
+        "PCI-SIG, PCI Express Base Specification 4.0; NVIDIA A100 datasheet (PCIe Gen4: 64 GB/s)",
+    ),
     "PCIe 5.0 x16": Link(
-        "PCIe 5.0 x16", 32e9 * 16 / 8 * 128 / 130,
+        "PCIe 5.0 x16",
+        32e9 * 16 / 8 * 128 / 130,
         "32 GT/s per lane, 128b/130b coding: about 63 GB/s each way (NVIDIA quotes 128 GB/s for both)",
-        "PCI-SIG, PCI Express Base Specification 5.0; NVIDIA H100/H200 datasheets (PCIe Gen5: 128 GB/s)"),
+        "PCI-SIG, PCI Express Base Specification 5.0; NVIDIA H100/H200 datasheets (PCIe Gen5: 128 GB/s)",
+    ),
     "NVLink 3 (A100 SXM)": Link(
-        "NVLink 3 (A100 SXM)", 300 * GB,
+        "NVLink 3 (A100 SXM)",
+        300 * GB,
         "12 links, 600 GB/s total (both directions)",
-        "NVIDIA A100 Tensor Core GPU datasheet and architecture whitepaper (2020)"),
+        "NVIDIA A100 Tensor Core GPU datasheet and architecture whitepaper (2020)",
+    ),
     "NVLink 4 (H100/H200 SXM)": Link(
-        "NVLink 4 (H100/H200 SXM)", 450 * GB,
+        "NVLink 4 (H100/H200 SXM)",
+        450 * GB,
         "18 links, 900 GB/s total (both directions)",
-        "NVIDIA H100 and H200 Tensor Core GPU datasheets; NVIDIA Hopper architecture whitepaper (2022)"),
+        "NVIDIA H100 and H200 Tensor Core GPU datasheets; NVIDIA Hopper architecture whitepaper (2022)",
+    ),
     "NVLink 5 (B200)": Link(
-        "NVLink 5 (B200)", 900 * GB,
+        "NVLink 5 (B200)",
+        900 * GB,
         "18 links, 1.8 TB/s total (both directions)",
-        "NVIDIA Blackwell architecture technical brief / DGX B200 datasheet (2024)"),
+        "NVIDIA Blackwell architecture technical brief / DGX B200 datasheet (2024)",
+    ),
     "InfiniBand NDR (1 NIC)": Link(
-        "InfiniBand NDR (1 NIC)", 400e9 / 8,
+        "InfiniBand NDR (1 NIC)",
+        400e9 / 8,
         "400 Gb/s per port: 50 GB/s each way",
-        "InfiniBand Trade Association NDR; NVIDIA ConnectX-7 datasheet"),
+        "InfiniBand Trade Association NDR; NVIDIA ConnectX-7 datasheet",
+    ),
 }
 
 
@@ -99,8 +120,7 @@ def allreduce(p: int, n_bytes: float, alpha: float, bandwidth: float, algorithm:
     if algorithm == "tree":
         return tree_allreduce(p, n_bytes, alpha, bandwidth)
     if algorithm == "best":
-        return min(ring_allreduce(p, n_bytes, alpha, bandwidth),
-                   tree_allreduce(p, n_bytes, alpha, bandwidth))
+        return min(ring_allreduce(p, n_bytes, alpha, bandwidth), tree_allreduce(p, n_bytes, alpha, bandwidth))
     raise ValueError(f"unknown algorithm {algorithm!r}: use 'ring', 'tree' or 'best'")
 
 
@@ -114,13 +134,13 @@ def bus_bandwidth(p: int, n_bytes: float, seconds: float) -> float:
 class StepModel:
     """One data-parallel training step: host/serial time, compute on one GPU, gradient bytes."""
 
-    serial_s: float           # never shrinks (host work, launches, data loading not overlapped)
-    compute_s: float          # compute for the whole batch on one GPU
-    grad_bytes: float         # size of the gradients all-reduced every step
-    alpha: float              # seconds per all-reduce step
-    bandwidth: float          # bytes/s per direction per GPU
+    serial_s: float  # never shrinks (host work, launches, data loading not overlapped)
+    compute_s: float  # compute for the whole batch on one GPU
+    grad_bytes: float  # size of the gradients all-reduced every step
+    alpha: float  # seconds per all-reduce step
+    bandwidth: float  # bytes/s per direction per GPU
     algorithm: str = "ring"
-    overlap: float = 0.0      # share of the all-reduce hidden behind compute (0..1)
+    overlap: float = 0.0  # share of the all-reduce hidden behind compute (0..1)
 
 
 def step_time(m: StepModel, p: int, mode: str = "strong") -> float:

@@ -3,6 +3,7 @@ T_warp = sum_p T_p, and warp execution efficiency E is the average share of acti
 
 These are the closed forms chapter 03 compares with what gpulab's simulator measures.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,7 +52,7 @@ def lanes(condition) -> list:
 def by_warp(values, warp: int = WARP) -> list:
     """Split a per-thread sequence into consecutive warps of 32 (the last may be shorter)."""
     v = list(values)
-    return [v[k:k + warp] for k in range(0, len(v), warp)]
+    return [v[k : k + warp] for k in range(0, len(v), warp)]
 
 
 def loop_efficiency(trips) -> float:
@@ -78,6 +79,7 @@ def load_path_timings(name: str = "divergence_paths.json") -> dict | None:
     import json
 
     from gpulab.models.occupancy import _find_result
+
     p = _find_result(name)
     if p is None:
         return None
@@ -88,16 +90,22 @@ def load_path_timings(name: str = "divergence_paths.json") -> dict | None:
 def describe_path_timings(data: dict | None) -> str:
     """Ratios time(P paths) / time(1 path) per body length and mode, as text."""
     if not data:
-        return ("no GPU timing recorded yet: run `python benchmarks/divergence_paths.py` on a "
-                "machine with an NVIDIA GPU (it writes benchmarks/results/divergence_paths.json)")
+        return (
+            "no GPU timing recorded yet: run `python benchmarks/divergence_paths.py` on a "
+            "machine with an NVIDIA GPU (it writes benchmarks/results/divergence_paths.json)"
+        )
     lines = [f"{data['device']}, {data['n_threads']:,} threads, blocks of {data['block']}"]
     for iters in sorted({r["iters"] for r in data["rows"]}):
         for mode in ("divergent", "uniform"):
-            rs = sorted((r for r in data["rows"] if r["iters"] == iters and r["mode"] == mode),
-                        key=lambda r: r["paths"])
-            lines.append(f"  {iters:4d}-iteration body, {mode:9s}: " + "  ".join(
-                f"P={r['paths']}: x{r['ratio_to_1_path']:.1f}" for r in rs)
-                + f"   (1 path: {rs[0]['ms_median']:.3f} ms)")
+            rs = sorted(
+                (r for r in data["rows"] if r["iters"] == iters and r["mode"] == mode),
+                key=lambda r: r["paths"],
+            )
+            lines.append(
+                f"  {iters:4d}-iteration body, {mode:9s}: "
+                + "  ".join(f"P={r['paths']}: x{r['ratio_to_1_path']:.1f}" for r in rs)
+                + f"   (1 path: {rs[0]['ms_median']:.3f} ms)"
+            )
     return "\n".join(lines)
 
 
@@ -116,8 +124,9 @@ def path_comparison(data: dict) -> dict:
     only when every path has the same length (``predicted`` is None otherwise: with unequal
     paths sum_p T_p is not P times one path)."""
     if not data or not data.get("rows"):
-        raise ValueError("no divergence timings: expected the JSON written by "
-                         "benchmarks/divergence_paths.py on a GPU")
+        raise ValueError(
+            "no divergence timings: expected the JSON written by benchmarks/divergence_paths.py on a GPU"
+        )
     equal = equal_length_paths(data)
     out = {}
     for iters in sorted({r["iters"] for r in data["rows"]}):
@@ -130,8 +139,13 @@ def path_comparison(data: dict) -> dict:
             return by[(mode, pmax)]["ms_median"] / by[(mode, 1)]["ms_median"]
 
         pred = by[("divergent", pmax)].get("sum_Tp_prediction") if equal else None
-        out[iters] = {"paths": pmax, "divergent": ratio("divergent"), "uniform": ratio("uniform"),
-                      "predicted": pred, "ncu": _ncu_ratios(data, iters, pmax)}
+        out[iters] = {
+            "paths": pmax,
+            "divergent": ratio("divergent"),
+            "uniform": ratio("uniform"),
+            "predicted": pred,
+            "ncu": _ncu_ratios(data, iters, pmax),
+        }
     return out
 
 
@@ -146,7 +160,11 @@ def _ncu_ratios(data: dict, iters: int, paths: int) -> dict | None:
     one, many = by[1], by[paths]
     act, on = metrics.THREADS_PER_INST, "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"
     inst = metrics.INST_EXECUTED
-    return {"time": many["gpu__time_duration.sum"] / one["gpu__time_duration.sum"],
-            "inst": many[inst] / one[inst],
-            "active_1": one.get(act), "pred_on_1": one.get(on),
-            "active_P": many.get(act), "pred_on_P": many.get(on)}
+    return {
+        "time": many["gpu__time_duration.sum"] / one["gpu__time_duration.sum"],
+        "inst": many[inst] / one[inst],
+        "active_1": one.get(act),
+        "pred_on_1": one.get(on),
+        "active_P": many.get(act),
+        "pred_on_P": many.get(on),
+    }

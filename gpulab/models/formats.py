@@ -5,6 +5,7 @@ overflow and subnormals are the library's IEEE-style ones, not hand-written bit 
 TF32 has no storage dtype (it lives in 32-bit registers), so it is emulated by rounding the
 float32 mantissa to 10 bits. INT8 and FP8 are used with a per-tensor scale.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,10 +15,26 @@ import ml_dtypes
 import numpy as np
 
 __all__ = [
-    "Format", "FORMATS", "get", "format_table", "quantize", "round_tf32", "bit_fields",
-    "amax_scale", "quantize_scaled", "DelayedScaling", "range_report", "sequential_dot", "dot_errors",
-    "mixed_matmul", "relative_error", "BudgetProblem", "default_problem",
-    "SM90_MMA_PAIRS", "native_pair", "native_problem",
+    "Format",
+    "FORMATS",
+    "get",
+    "format_table",
+    "quantize",
+    "round_tf32",
+    "bit_fields",
+    "amax_scale",
+    "quantize_scaled",
+    "DelayedScaling",
+    "range_report",
+    "sequential_dot",
+    "dot_errors",
+    "mixed_matmul",
+    "relative_error",
+    "BudgetProblem",
+    "default_problem",
+    "SM90_MMA_PAIRS",
+    "native_pair",
+    "native_problem",
 ]
 
 
@@ -26,12 +43,12 @@ class Format:
     """One number format: its storage dtype, bit fields and how it is used (float or int)."""
 
     name: str
-    dtype: object             # numpy / ml_dtypes dtype used for storage (float32 for tf32)
-    bits: int                 # bits of the value (19 for tf32: 1 + 8 + 10)
-    storage_bytes: int        # bytes it takes in memory
+    dtype: object  # numpy / ml_dtypes dtype used for storage (float32 for tf32)
+    bits: int  # bits of the value (19 for tf32: 1 + 8 + 10)
+    storage_bytes: int  # bytes it takes in memory
     exp_bits: int
     man_bits: int
-    kind: str = "float"       # "float" or "int"
+    kind: str = "float"  # "float" or "int"
     has_inf: bool = True
 
     # -- properties read from the dtype (ml_dtypes.finfo), not typed in by hand --
@@ -41,7 +58,7 @@ class Format:
         if self.kind == "int":
             return float(ml_dtypes.iinfo(self.dtype).max)
         if self.name == "tf32":
-            return float(np.float32((2 - 2.0 ** -10) * 2.0 ** 127))
+            return float(np.float32((2 - 2.0**-10) * 2.0**127))
         return float(ml_dtypes.finfo(self.dtype).max)
 
     @property
@@ -66,7 +83,7 @@ class Format:
         if self.kind == "int":
             return 1.0
         if self.name == "tf32":
-            return 2.0 ** -10
+            return 2.0**-10
         return float(ml_dtypes.finfo(self.dtype).eps)
 
     @property
@@ -107,14 +124,25 @@ def format_table(names=None) -> list[dict]:
     rows = []
     for n in names or FORMATS:
         f = get(n)
-        rows.append(dict(format=f.name, bits=f.bits, bytes=f.storage_bytes,
-                         exponent=f.exp_bits, mantissa=f.man_bits, max=f.max,
-                         min_normal=f.min_normal, min_subnormal=f.min_subnormal,
-                         eps=f.eps, digits=round(f.decimal_digits, 1)))
+        rows.append(
+            dict(
+                format=f.name,
+                bits=f.bits,
+                bytes=f.storage_bytes,
+                exponent=f.exp_bits,
+                mantissa=f.man_bits,
+                max=f.max,
+                min_normal=f.min_normal,
+                min_subnormal=f.min_subnormal,
+                eps=f.eps,
+                digits=round(f.decimal_digits, 1),
+            )
+        )
     return rows
 
 
 # --------------------------------------------------------------------------- rounding
+
 
 def round_tf32(x, mode: str = "rne") -> np.ndarray:
     """Round float32 values to TF32 (10 mantissa bits), returned as float32.
@@ -133,7 +161,7 @@ def round_tf32(x, mode: str = "rne") -> np.ndarray:
     elif mode != "trunc":
         raise ValueError(f"unknown mode {mode!r}")
     out = (u & ~low).astype(np.uint32).view(np.float32)
-    special = ~np.isfinite(x)                      # inf / nan pass through unchanged
+    special = ~np.isfinite(x)  # inf / nan pass through unchanged
     return np.where(special, x, out).astype(np.float32)
 
 
@@ -169,19 +197,24 @@ def bit_fields(value, fmt) -> dict:
         return dict(bits=format(int(v.view(np.uint8)[0]), "08b"), value=int(v[0]))
     if f.name == "tf32":
         v = round_tf32(np.array([value], dtype=np.float32))
-        raw = format(int(v.view(np.uint32)[0]), "032b")[:19]      # top 19 bits hold tf32
+        raw = format(int(v.view(np.uint32)[0]), "032b")[:19]  # top 19 bits hold tf32
         stored = float(v[0])
     else:
         v = np.array([value], dtype=np.float64).astype(f.dtype)
         width = np.dtype(f.dtype).itemsize * 8
         raw = format(int(v.view(f"uint{width}")[0]), f"0{width}b")
         stored = float(v.astype(np.float64)[0])
-    return dict(sign=raw[0], exponent=raw[1:1 + f.exp_bits],
-                mantissa=raw[1 + f.exp_bits:1 + f.exp_bits + f.man_bits],
-                bits=raw, value=stored)
+    return dict(
+        sign=raw[0],
+        exponent=raw[1 : 1 + f.exp_bits],
+        mantissa=raw[1 + f.exp_bits : 1 + f.exp_bits + f.man_bits],
+        bits=raw,
+        value=stored,
+    )
 
 
 # --------------------------------------------------------------------------- scaling
+
 
 def amax_scale(amax: float, fmt, margin: int = 0) -> float:
     """Per-tensor scale that maps |x| <= amax onto the format's range: max / amax / 2^margin.
@@ -192,7 +225,7 @@ def amax_scale(amax: float, fmt, margin: int = 0) -> float:
     f = get(fmt)
     if not np.isfinite(amax) or amax <= 0:
         return 1.0
-    return float(f.max / amax / 2.0 ** margin)
+    return float(f.max / amax / 2.0**margin)
 
 
 def quantize_scaled(x, fmt, scale: float | None = None, margin: int = 0):
@@ -231,7 +264,7 @@ class DelayedScaling:
         scale = amax_scale(amax, self.fmt, self.margin)
         deq, _ = quantize_scaled(x, self.fmt, scale=scale)
         clipped = float(np.mean(np.abs(x * scale) > self.fmt.max))
-        self.history = (self.history + [amax_now])[-self.history_len:]
+        self.history = (self.history + [amax_now])[-self.history_len :]
         return deq, dict(scale=scale, amax_used=amax, amax_now=amax_now, clipped=clipped)
 
 
@@ -244,18 +277,22 @@ def range_report(values, fmts=("fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2")) 
     for n in fmts:
         f = get(n)
         q = quantize(v, f)
-        rows.append(dict(format=f.name,
-                         overflow=float(np.mean(~np.isfinite(q) & np.isfinite(v))),
-                         underflow=float(np.mean((q == 0) & nz)),
-                         subnormal=float(np.mean((np.abs(q) < f.min_normal) & (q != 0)))))
+        rows.append(
+            dict(
+                format=f.name,
+                overflow=float(np.mean(~np.isfinite(q) & np.isfinite(v))),
+                underflow=float(np.mean((q == 0) & nz)),
+                subnormal=float(np.mean((np.abs(q) < f.min_normal) & (q != 0))),
+            )
+        )
     return rows
 
 
 # --------------------------------------------------------------------------- dot products
 
+
 def _acc_dtype(acc):
-    return {"fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16,
-            "fp64": np.float64}[acc]
+    return {"fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16, "fp64": np.float64}[acc]
 
 
 def sequential_dot(a, b, acc="fp32") -> np.ndarray:
@@ -273,8 +310,9 @@ def sequential_dot(a, b, acc="fp32") -> np.ndarray:
     return s.astype(np.float64)
 
 
-def dot_errors(ks, in_fmt="fp16", accs=("fp32", "fp16"), trials: int = 64,
-               dist: str = "uniform", seed: int = 0) -> dict:
+def dot_errors(
+    ks, in_fmt="fp16", accs=("fp32", "fp16"), trials: int = 64, dist: str = "uniform", seed: int = 0
+) -> dict:
     """Median relative error of a length-K dot product against K, per accumulator.
 
     Inputs are drawn in float64, rounded to ``in_fmt`` (scaled per vector for fp8/int8) and
@@ -312,6 +350,7 @@ def dot_errors(ks, in_fmt="fp16", accs=("fp32", "fp16"), trials: int = 64,
 
 # --------------------------------------------------------------------------- mixed matmul
 
+
 def _q(x, fmt):
     f = get(fmt)
     if f.kind == "int" or f.name.startswith("fp8"):
@@ -345,7 +384,7 @@ class BudgetProblem:
     x_formats: tuple = ("fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "int8")
     w_formats: tuple = ("fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "int8")
     accs: tuple = ("fp32", "fp16")
-    pairs: frozenset | None = None      # allowed (x, w) format pairs; None: every pair
+    pairs: frozenset | None = None  # allowed (x, w) format pairs; None: every pair
 
     @property
     def reference(self) -> np.ndarray:
@@ -359,8 +398,7 @@ class BudgetProblem:
 
     def bytes(self, choice: dict) -> int:
         """Bytes of X and W in memory for this choice (what a memory-bound layer pays)."""
-        return (self.x.size * get(choice["x"]).storage_bytes
-                + self.w.size * get(choice["w"]).storage_bytes)
+        return self.x.size * get(choice["x"]).storage_bytes + self.w.size * get(choice["w"]).storage_bytes
 
     def all_choices(self):
         """Every combination, with its error and bytes (the grader's search space)."""
@@ -379,8 +417,8 @@ def default_problem(seed: int = 7) -> BudgetProblem:
     rng = np.random.default_rng(seed)
     m, k, n = 16, 512, 16
     x = rng.standard_normal((m, k))
-    x[:, rng.choice(k, 4, replace=False)] *= 1000.0     # a few outlier channels
-    x += 1.0                                             # an offset: sums do not cancel
+    x[:, rng.choice(k, 4, replace=False)] *= 1000.0  # a few outlier channels
+    x += 1.0  # an offset: sums do not cancel
     w = rng.standard_normal((k, n)) * 0.05 + 0.02
     return BudgetProblem(x=x, w=w, budget=0.03)
 
@@ -394,7 +432,8 @@ def default_problem(seed: int = 7) -> BudgetProblem:
 #: FP16 x INT8, ...): such a layer converts one operand in registers first (dequantisation).
 SM90_MMA_PAIRS = frozenset(
     [("fp32", "fp32"), ("bf16", "bf16"), ("fp16", "fp16"), ("int8", "int8")]
-    + [(a, b) for a in ("fp8_e4m3", "fp8_e5m2") for b in ("fp8_e4m3", "fp8_e5m2")])
+    + [(a, b) for a in ("fp8_e4m3", "fp8_e5m2") for b in ("fp8_e4m3", "fp8_e5m2")]
+)
 
 
 def native_pair(fmt_x: str, fmt_w: str) -> bool:

@@ -3,6 +3,7 @@
 Closed forms used by chapter 01, plus a tiny cycle-level issue simulation that checks the
 closed form for latency hiding (the tests compare the two).
 """
+
 from __future__ import annotations
 
 import math
@@ -17,17 +18,22 @@ class GPUSpec:
     """Numbers of one GPU that Little's law needs, each with where it comes from."""
 
     name: str
-    bandwidth: float        # DRAM bandwidth, bytes/s
-    n_sm: int               # streaming multiprocessors
-    max_warps_per_sm: int   # resident warps per SM
+    bandwidth: float  # DRAM bandwidth, bytes/s
+    n_sm: int  # streaming multiprocessors
+    max_warps_per_sm: int  # resident warps per SM
     source: str
 
 
 # NVIDIA H200 SXM datasheet: 4.8 TB/s HBM3e. GH100 as shipped in H100/H200 SXM: 132 SMs;
 # compute capability 9.0: 64 resident warps per SM (CUDA C++ Programming Guide, table of
 # technical specifications per compute capability).
-H200 = GPUSpec("NVIDIA H200 SXM", 4.8e12, 132, 64,
-               "H200 datasheet (4.8 TB/s); CUDA C++ Programming Guide, compute capability 9.0")
+H200 = GPUSpec(
+    "NVIDIA H200 SXM",
+    4.8e12,
+    132,
+    64,
+    "H200 datasheet (4.8 TB/s); CUDA C++ Programming Guide, compute capability 9.0",
+)
 
 
 def littles_law(rate: float, latency: float) -> float:
@@ -49,8 +55,9 @@ def bytes_in_flight_per_sm(bandwidth: float, latency: float, n_sm: int) -> float
     return bytes_in_flight(bandwidth, latency) / n_sm
 
 
-def warps_needed(bandwidth: float, latency: float, n_sm: int, bytes_per_request: float,
-                 requests_per_warp: int = 1) -> int:
+def warps_needed(
+    bandwidth: float, latency: float, n_sm: int, bytes_per_request: float, requests_per_warp: int = 1
+) -> int:
     """Warps per SM that keep DRAM busy, if each has `requests_per_warp` loads of
     `bytes_per_request` bytes outstanding: ceil(bytes in flight per SM / bytes per warp)."""
     if bytes_per_request <= 0 or requests_per_warp <= 0:
@@ -61,8 +68,14 @@ def warps_needed(bandwidth: float, latency: float, n_sm: int, bytes_per_request:
     return int(math.ceil(round(need, 9)))
 
 
-def achievable_bandwidth(warps_per_sm: float, latency: float, n_sm: int,
-                         bytes_per_request: float, peak: float, requests_per_warp: int = 1) -> float:
+def achievable_bandwidth(
+    warps_per_sm: float,
+    latency: float,
+    n_sm: int,
+    bytes_per_request: float,
+    peak: float,
+    requests_per_warp: int = 1,
+) -> float:
     """Little's law read the other way: bandwidth = bytes in flight / latency, capped at peak."""
     in_flight = warps_per_sm * requests_per_warp * bytes_per_request * n_sm
     return min(peak, in_flight / latency)
@@ -89,7 +102,7 @@ def simulate_issue(warps: int, compute_cycles: int, latency_cycles: int, cycles:
     memory, and repeats. Returns the fraction of cycles that issued something."""
     if warps <= 0:
         return 0.0
-    ready_at = [0] * warps           # cycle at which each warp may issue again
+    ready_at = [0] * warps  # cycle at which each warp may issue again
     left = [compute_cycles] * warps  # instructions left before its next memory stall
     busy = 0
     cur = 0
@@ -109,7 +122,7 @@ def simulate_issue(warps: int, compute_cycles: int, latency_cycles: int, cycles:
 
 def serial_time(n, exponent: float = 2.0, c: float = 1.0):
     """Time of an O(n^exponent) algorithm on one worker (arbitrary units)."""
-    return c * n ** exponent
+    return c * n**exponent
 
 
 def parallel_time(n, workers: int, exponent: float = 2.0, c: float = 1.0):
@@ -150,8 +163,7 @@ def max_hidden_latency(warps: int, compute_cycles: float) -> float:
     return (warps - 1) * compute_cycles
 
 
-def max_latency_covered(warps_per_sm: float, bytes_per_warp: float, n_sm: int,
-                        bandwidth: float) -> float:
+def max_latency_covered(warps_per_sm: float, bytes_per_warp: float, n_sm: int, bandwidth: float) -> float:
     """Longest latency (s) at which `warps_per_sm` warps per SM, each with `bytes_per_warp`
     bytes in flight, still sustain `bandwidth`: Little's law solved for L."""
     if bandwidth <= 0:
@@ -159,8 +171,9 @@ def max_latency_covered(warps_per_sm: float, bytes_per_warp: float, n_sm: int,
     return warps_per_sm * bytes_per_warp * n_sm / bandwidth
 
 
-def ladder_levels(chase: dict, l1_max_bytes: int = 64 * 1024, l2_fraction: float = 0.5,
-                  dram_factor: int = 16) -> dict:
+def ladder_levels(
+    chase: dict, l1_max_bytes: int = 64 * 1024, l2_fraction: float = 0.5, dram_factor: int = 16
+) -> dict:
     """The L1, L2 and DRAM rungs of a pointer-chase ladder (benchmarks/results/latency.json).
 
     A rung is the median ns (and cycles at the recorded maximum clock) over the working sets
@@ -170,22 +183,31 @@ def ladder_levels(chase: dict, l1_max_bytes: int = 64 * 1024, l2_fraction: float
     {level: {"ns", "cycles", "working_sets"}} for the levels the file has rows for."""
     rows = chase.get("global") if isinstance(chase, dict) else None
     if not rows:
-        raise ValueError("not a pointer-chase result: no 'global' rows (expected the JSON "
-                         "written by benchmarks/latency.py)")
+        raise ValueError(
+            "not a pointer-chase result: no 'global' rows (expected the JSON "
+            "written by benchmarks/latency.py)"
+        )
     env = chase.get("environment", {})
     l2 = env.get("l2_bytes")
     if not l2:
-        raise ValueError("the latency result records no L2 size (environment.l2_bytes); "
-                         "re-run benchmarks/latency.py")
+        raise ValueError(
+            "the latency result records no L2 size (environment.l2_bytes); re-run benchmarks/latency.py"
+        )
     ghz = chase.get("max_sm_clock_GHz")
-    bands = {"L1": (0, l1_max_bytes), "L2": (2 << 20, l2 * l2_fraction),
-             "DRAM": (dram_factor * l2, float("inf"))}
+    bands = {
+        "L1": (0, l1_max_bytes),
+        "L2": (2 << 20, l2 * l2_fraction),
+        "DRAM": (dram_factor * l2, float("inf")),
+    }
     out = {}
     for level, (lo, hi) in bands.items():
         sel = [r for r in rows if lo <= r["working_set_bytes"] <= hi]
         if not sel:
             continue
         ns = float(statistics.median(r["ns"] for r in sel))
-        out[level] = {"ns": ns, "cycles": ns * ghz if ghz else None,
-                      "working_sets": [r["working_set_bytes"] for r in sel]}
+        out[level] = {
+            "ns": ns,
+            "cycles": ns * ghz if ghz else None,
+            "working_sets": [r["working_set_bytes"] for r in sel],
+        }
     return out

@@ -4,6 +4,7 @@ Pure arithmetic (no kernel runs): grid sizes by ceiling division, threads launch
 fall outside the data (idle behind an edge guard), warps per block and lanes of a block's last
 warp that do not exist because the block size is not a multiple of 32.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,14 +41,20 @@ def summary(shape, block) -> dict:
     elements = math.prod(shape)
     threads = blocks * per_block
     return {
-        "grid": grid, "block": block, "blocks": blocks, "threads_per_block": per_block,
-        "threads": threads, "elements": elements, "idle_threads": threads - elements,
-        "warps_per_block": warps_per_block, "warps": blocks * warps_per_block,
+        "grid": grid,
+        "block": block,
+        "blocks": blocks,
+        "threads_per_block": per_block,
+        "threads": threads,
+        "elements": elements,
+        "idle_threads": threads - elements,
+        "warps_per_block": warps_per_block,
+        "warps": blocks * warps_per_block,
         "empty_lanes_per_block": warps_per_block * WARP - per_block,
         "lane_utilization": elements / (blocks * warps_per_block * WARP),
         "valid": per_block <= MAX_THREADS_PER_BLOCK
-                 and all(b <= m for b, m in zip(block, MAX_BLOCK_DIMS))
-                 and all(g <= m for g, m in zip(grid, MAX_GRID_DIMS)),
+        and all(b <= m for b, m in zip(block, MAX_BLOCK_DIMS))
+        and all(g <= m for g, m in zip(grid, MAX_GRID_DIMS)),
     }
 
 

@@ -4,6 +4,7 @@ the sectors or bank wavefronts they cost, and the loads a tiled stencil saves.
 Addresses are plain numpy arrays (one per lane); the counting rules themselves live in
 :mod:`gpulab.metrics`, and the pictures in :mod:`gpulab.plots.memory`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -39,8 +40,12 @@ def coalescing_summary(addresses, elem_bytes=4, mask=None):
     sectors = int(metrics.global_sectors(addr, elem_bytes, act)[0])
     used = int(act.sum()) * elem_bytes
     moved = sectors * metrics.SECTOR_BYTES
-    return {"sectors": sectors, "bytes_moved": moved, "bytes_used": used,
-            "efficiency": used / moved if moved else 0.0}
+    return {
+        "sectors": sectors,
+        "bytes_moved": moved,
+        "bytes_used": used,
+        "efficiency": used / moved if moved else 0.0,
+    }
 
 
 def bank_summary(addresses, elem_bytes=4, mask=None):
@@ -58,8 +63,11 @@ def halo_cost(tile: int, radius: int) -> dict:
     (TILE+2R)^2 halo tile once (float32) and reads the taps from shared memory.
     """
     halo = tile + 2 * radius
-    return {"tile": tile, "radius": radius,
-            "naive_loads_per_pixel": (2 * radius + 1) ** 2,
-            "tiled_loads_per_pixel": halo * halo / (tile * tile),
-            "threads_per_block": tile * tile,
-            "shared_bytes": halo * halo * FLOAT32_BYTES}
+    return {
+        "tile": tile,
+        "radius": radius,
+        "naive_loads_per_pixel": (2 * radius + 1) ** 2,
+        "tiled_loads_per_pixel": halo * halo / (tile * tile),
+        "threads_per_block": tile * tile,
+        "shared_bytes": halo * halo * FLOAT32_BYTES,
+    }

@@ -8,6 +8,7 @@ floating point type" (https://docs.nvidia.com/cuda/parallel-thread-execution/ind
 The wmma API (16x16x16 tiles) deliberately leaves its fragment layout unspecified, so only
 its tile-level arithmetic is modelled here.
 """
+
 from __future__ import annotations
 
 import glob
@@ -20,11 +21,25 @@ import numpy as np
 from gpulab.models.occupancy import WARP
 
 __all__ = [
-    "SHAPES", "fragment_coords", "owner_map", "load_fragments", "store_fragments",
-    "mma_sync_m16n8k16", "mma_matmul", "wmma_matmul", "operand_traffic",
-    "H200_DATASHEET", "roofline", "ridge_point", "matmul_intensity",
-    "HOPPER_SM_DENSE_FMA_PER_CLK", "implied_clock_ghz", "peak_at_clock",
-    "ISSUE7_RECORD", "load_throughput_records", "load_mma_check",
+    "SHAPES",
+    "fragment_coords",
+    "owner_map",
+    "load_fragments",
+    "store_fragments",
+    "mma_sync_m16n8k16",
+    "mma_matmul",
+    "wmma_matmul",
+    "operand_traffic",
+    "H200_DATASHEET",
+    "roofline",
+    "ridge_point",
+    "matmul_intensity",
+    "HOPPER_SM_DENSE_FMA_PER_CLK",
+    "implied_clock_ghz",
+    "peak_at_clock",
+    "ISSUE7_RECORD",
+    "load_throughput_records",
+    "load_mma_check",
 ]
 
 # operand -> (rows, cols, elements per lane)
@@ -35,8 +50,8 @@ def fragment_coords(operand: str):
     """(row, col) arrays of shape (32 lanes, elements per lane) for operand A, B or C (= D),
     f16 inputs / f32 or f16 accumulators, straight from the PTX ISA formulas."""
     lane = np.arange(WARP)[:, None]
-    group = lane >> 2                 # groupID           = %laneid >> 2
-    tig = lane % 4                    # threadID_in_group = %laneid % 4
+    group = lane >> 2  # groupID           = %laneid >> 2
+    tig = lane % 4  # threadID_in_group = %laneid % 4
     n = SHAPES[operand][2]
     i = np.arange(n)[None, :]
     if operand == "A":
@@ -124,12 +139,15 @@ def mma_matmul(a, b, c=None, acc: str = "f32") -> np.ndarray:
     d = np.zeros((m, n), dtype=dt) if c is None else np.asarray(c, dtype=dt).copy()
     for i in range(0, m, 16):
         for j in range(0, n, 8):
-            frag = load_fragments(d[i:i + 16, j:j + 8], "C")
+            frag = load_fragments(d[i : i + 16, j : j + 8], "C")
             for kk in range(0, k, 16):
-                frag = mma_sync_m16n8k16(load_fragments(a[i:i + 16, kk:kk + 16], "A"),
-                                         load_fragments(b[kk:kk + 16, j:j + 8], "B"),
-                                         frag, acc)
-            d[i:i + 16, j:j + 8] = store_fragments(frag, "D")
+                frag = mma_sync_m16n8k16(
+                    load_fragments(a[i : i + 16, kk : kk + 16], "A"),
+                    load_fragments(b[kk : kk + 16, j : j + 8], "B"),
+                    frag,
+                    acc,
+                )
+            d[i : i + 16, j : j + 8] = store_fragments(frag, "D")
     return d
 
 
@@ -149,7 +167,7 @@ def wmma_matmul(a, b, c=None, tile: int = 16, acc=np.float32) -> np.ndarray:
     d = np.zeros((m, n), dtype=acc) if c is None else np.asarray(c, dtype=acc).copy()
     # all output tiles at once (vectorised over warps), one K-step at a time
     for kk in range(0, k, tile):
-        d = (d.astype(np.float64) + a[:, kk:kk + tile] @ b[kk:kk + tile, :]).astype(acc)
+        d = (d.astype(np.float64) + a[:, kk : kk + tile] @ b[kk : kk + tile, :]).astype(acc)
     return d
 
 
@@ -158,9 +176,12 @@ def operand_traffic(m: int = 16, n: int = 16, k: int = 16) -> dict:
     registers per multiply-add; an MMA array reads each element of A, B and C once and
     reuses it across the array (the reason it wins on energy and area per FLOP)."""
     fma = m * n * k
-    return dict(fmas=fma, fma_operand_reads=3 * fma,
-                mma_operand_reads=m * k + k * n + m * n,
-                reuse=3 * fma / (m * k + k * n + m * n))
+    return dict(
+        fmas=fma,
+        fma_operand_reads=3 * fma,
+        mma_operand_reads=m * k + k * n + m * n,
+        reuse=3 * fma / (m * k + k * n + m * n),
+    )
 
 
 # --------------------------------------------------------------------------- roofline
@@ -170,9 +191,14 @@ def operand_traffic(m: int = 16, n: int = 16, k: int = 16) -> dict:
 # can reach. TFLOP/s; memory bandwidth in TB/s.
 H200_DATASHEET = {
     "source": "NVIDIA H200 SXM datasheet (nvidia.com/en-us/data-center/h200); tensor-core "
-              "figures are the datasheet's 'with sparsity' values halved (dense)",
-    "peak_tflops": {"fp32": 67.0, "tf32": 989.0 / 2, "bf16": 1979.0 / 2,
-                    "fp16": 1979.0 / 2, "fp8": 3958.0 / 2},
+    "figures are the datasheet's 'with sparsity' values halved (dense)",
+    "peak_tflops": {
+        "fp32": 67.0,
+        "tf32": 989.0 / 2,
+        "bf16": 1979.0 / 2,
+        "fp16": 1979.0 / 2,
+        "fp8": 3958.0 / 2,
+    },
     "bandwidth_tbs": 4.8,
 }
 
@@ -203,8 +229,7 @@ def roofline(intensity, peak_tflops: float, bandwidth_tbs: float):
     return np.minimum(peak_tflops, bandwidth_tbs * np.asarray(intensity, dtype=float))
 
 
-def matmul_intensity(m: int, n: int, k: int, bytes_per_elem: float,
-                     out_bytes: float | None = None) -> float:
+def matmul_intensity(m: int, n: int, k: int, bytes_per_elem: float, out_bytes: float | None = None) -> float:
     """FLOP per byte of an m x n x k matmul that reads A and B once and writes C once."""
     out_bytes = bytes_per_elem if out_bytes is None else out_bytes
     return 2 * m * n * k / ((m * k + k * n) * bytes_per_elem + m * n * out_bytes)
@@ -231,7 +256,7 @@ class ThroughputRecord:
     method: str
     tflops: dict
     path: str | None = None
-    sweep: dict | None = None          # {precision: {size: TFLOP/s}} for square matmuls
+    sweep: dict | None = None  # {precision: {size: TFLOP/s}} for square matmuls
 
 
 def load_throughput_records(search=None):
@@ -241,6 +266,7 @@ def load_throughput_records(search=None):
     recs = []
     if search is None:
         from gpulab import results
+
         files = [str(p) for p in results.glob("tensor_cores_throughput*.json")]
     else:
         files = [f for d in search for f in glob.glob(os.path.join(d, "tensor_cores_throughput*.json"))]
@@ -248,15 +274,20 @@ def load_throughput_records(search=None):
         try:
             with open(p) as fh:
                 j = json.load(fh)
-            sweep = {prec: {int(n): float(t) for n, t in v.items()}
-                     for prec, v in j.get("sweep_tflops", {}).items()} or None
-            recs.append(ThroughputRecord(j["source"], j["device"], j["measured_at"],
-                                         j["method"], j["tflops"], p, sweep))
+            sweep = {
+                prec: {int(n): float(t) for n, t in v.items()}
+                for prec, v in j.get("sweep_tflops", {}).items()
+            } or None
+            recs.append(
+                ThroughputRecord(
+                    j["source"], j["device"], j["measured_at"], j["method"], j["tflops"], p, sweep
+                )
+            )
         except (OSError, KeyError, ValueError):
             continue
     recs = [r for r in recs if r.source != ISSUE7_RECORD["source"]]
-    recs.sort(key=lambda r: r.measured_at, reverse=True)      # ISO dates: newest first
-    recs.append(ThroughputRecord(**ISSUE7_RECORD))             # the issue's figures always last
+    recs.sort(key=lambda r: r.measured_at, reverse=True)  # ISO dates: newest first
+    recs.append(ThroughputRecord(**ISSUE7_RECORD))  # the issue's figures always last
     return recs
 
 
@@ -273,8 +304,15 @@ def clock_readings(rec: ThroughputRecord) -> list[dict]:
             continue
         sm, sm_max, power = [s.strip() for s in str(value).split(",")]
         sm_mhz, max_mhz = float(sm.split()[0]), float(sm_max.split()[0])
-        out.append({"during": key.split("_during_")[-1].replace("_", " "), "sm_mhz": sm_mhz,
-                    "max_mhz": max_mhz, "fraction": sm_mhz / max_mhz, "power": power})
+        out.append(
+            {
+                "during": key.split("_during_")[-1].replace("_", " "),
+                "sm_mhz": sm_mhz,
+                "max_mhz": max_mhz,
+                "fraction": sm_mhz / max_mhz,
+                "power": power,
+            }
+        )
     return out
 
 
@@ -282,6 +320,7 @@ def load_mma_check(search=None) -> dict | None:
     """The GPU tensor-core check written by benchmarks/tensor_cores/run_mma.py, if present."""
     if search is None:
         from gpulab import results
+
         return results.load("tensor_cores_mma")
     for d in search:
         p = os.path.join(d, "tensor_cores_mma.json")

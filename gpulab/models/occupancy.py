@@ -22,14 +22,24 @@ without the allocation granularity, the sub-partitions and whole blocks. On an H
 was checked against the driver's ``cuOccupancyMaxActiveBlocksPerMultiprocessor``
 (``benchmarks/occupancy_vs_driver.py``).
 """
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
 __all__ = [
-    "Arch", "ARCHS", "WARP", "Occupancy", "occupancy", "naive_register_warps", "waves",
-    "issue_utilization", "KB", "load_driver_check", "describe_driver_check",
+    "Arch",
+    "ARCHS",
+    "WARP",
+    "Occupancy",
+    "occupancy",
+    "naive_register_warps",
+    "waves",
+    "issue_utilization",
+    "KB",
+    "load_driver_check",
+    "describe_driver_check",
     "describe_register_counts",
 ]
 
@@ -44,20 +54,20 @@ class Arch:
     gpus: str
     max_warps_per_sm: int
     max_blocks_per_sm: int
-    shared_per_sm: int                 # largest shared-memory carveout, bytes
-    shared_per_block_optin: int        # opt-in per-block maximum, bytes
-    carveouts_kb: tuple                # shared-memory sizes the L1/shared split can take, KB
-    shared_reserved_per_block: int     # reserved by the driver per block, bytes
-    shared_alloc_unit: int             # shared allocation granularity, bytes
+    shared_per_sm: int  # largest shared-memory carveout, bytes
+    shared_per_block_optin: int  # opt-in per-block maximum, bytes
+    carveouts_kb: tuple  # shared-memory sizes the L1/shared split can take, KB
+    shared_reserved_per_block: int  # reserved by the driver per block, bytes
+    shared_alloc_unit: int  # shared allocation granularity, bytes
     shared_per_block_default: int = 48 * KB
-    registers_per_sm: int = 64 * KB    # 32-bit registers
+    registers_per_sm: int = 64 * KB  # 32-bit registers
     registers_per_block: int = 64 * KB
     max_registers_per_thread: int = 255
-    register_alloc_unit: int = 256     # registers, per warp
+    register_alloc_unit: int = 256  # registers, per warp
     sub_partitions: int = 4
     max_threads_per_block: int = 1024
-    max_block_dims: tuple = (1024, 1024, 64)           # x, y, z threads (all cc >= 3.0)
-    max_grid_dims: tuple = (2**31 - 1, 65535, 65535)   # x, y, z blocks (all cc >= 3.0)
+    max_block_dims: tuple = (1024, 1024, 64)  # x, y, z threads (all cc >= 3.0)
+    max_grid_dims: tuple = (2**31 - 1, 65535, 65535)  # x, y, z blocks (all cc >= 3.0)
     warp_size: int = 32
 
     @property
@@ -73,29 +83,72 @@ WARP = Arch.warp_size
 # and per block, 255 registers per thread) and cuda_occupancy.h (allocation units, reserved
 # shared memory per block, carveout sizes, 4 sub-partitions).
 ARCHS = {
-    "sm_70": Arch("sm_70", "Volta V100", max_warps_per_sm=64, max_blocks_per_sm=32,
-                  shared_per_sm=96 * KB, shared_per_block_optin=96 * KB,
-                  carveouts_kb=(0, 8, 16, 32, 64, 96), shared_reserved_per_block=0,
-                  shared_alloc_unit=256),
-    "sm_75": Arch("sm_75", "Turing (T4, RTX 20xx)", max_warps_per_sm=32, max_blocks_per_sm=16,
-                  shared_per_sm=64 * KB, shared_per_block_optin=64 * KB,
-                  carveouts_kb=(32, 64), shared_reserved_per_block=0, shared_alloc_unit=256),
-    "sm_80": Arch("sm_80", "Ampere A100", max_warps_per_sm=64, max_blocks_per_sm=32,
-                  shared_per_sm=164 * KB, shared_per_block_optin=163 * KB,
-                  carveouts_kb=(0, 8, 16, 32, 64, 100, 132, 164), shared_reserved_per_block=KB,
-                  shared_alloc_unit=128),
-    "sm_86": Arch("sm_86", "Ampere RTX 30xx, A10, A40", max_warps_per_sm=48, max_blocks_per_sm=16,
-                  shared_per_sm=100 * KB, shared_per_block_optin=99 * KB,
-                  carveouts_kb=(0, 8, 16, 32, 64, 100), shared_reserved_per_block=KB,
-                  shared_alloc_unit=128),
-    "sm_89": Arch("sm_89", "Ada (L4, L40, RTX 40xx)", max_warps_per_sm=48, max_blocks_per_sm=24,
-                  shared_per_sm=100 * KB, shared_per_block_optin=99 * KB,
-                  carveouts_kb=(0, 8, 16, 32, 64, 100), shared_reserved_per_block=KB,
-                  shared_alloc_unit=128),
-    "sm_90": Arch("sm_90", "Hopper (H100, H200)", max_warps_per_sm=64, max_blocks_per_sm=32,
-                  shared_per_sm=228 * KB, shared_per_block_optin=227 * KB,
-                  carveouts_kb=(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
-                  shared_reserved_per_block=KB, shared_alloc_unit=128),
+    "sm_70": Arch(
+        "sm_70",
+        "Volta V100",
+        max_warps_per_sm=64,
+        max_blocks_per_sm=32,
+        shared_per_sm=96 * KB,
+        shared_per_block_optin=96 * KB,
+        carveouts_kb=(0, 8, 16, 32, 64, 96),
+        shared_reserved_per_block=0,
+        shared_alloc_unit=256,
+    ),
+    "sm_75": Arch(
+        "sm_75",
+        "Turing (T4, RTX 20xx)",
+        max_warps_per_sm=32,
+        max_blocks_per_sm=16,
+        shared_per_sm=64 * KB,
+        shared_per_block_optin=64 * KB,
+        carveouts_kb=(32, 64),
+        shared_reserved_per_block=0,
+        shared_alloc_unit=256,
+    ),
+    "sm_80": Arch(
+        "sm_80",
+        "Ampere A100",
+        max_warps_per_sm=64,
+        max_blocks_per_sm=32,
+        shared_per_sm=164 * KB,
+        shared_per_block_optin=163 * KB,
+        carveouts_kb=(0, 8, 16, 32, 64, 100, 132, 164),
+        shared_reserved_per_block=KB,
+        shared_alloc_unit=128,
+    ),
+    "sm_86": Arch(
+        "sm_86",
+        "Ampere RTX 30xx, A10, A40",
+        max_warps_per_sm=48,
+        max_blocks_per_sm=16,
+        shared_per_sm=100 * KB,
+        shared_per_block_optin=99 * KB,
+        carveouts_kb=(0, 8, 16, 32, 64, 100),
+        shared_reserved_per_block=KB,
+        shared_alloc_unit=128,
+    ),
+    "sm_89": Arch(
+        "sm_89",
+        "Ada (L4, L40, RTX 40xx)",
+        max_warps_per_sm=48,
+        max_blocks_per_sm=24,
+        shared_per_sm=100 * KB,
+        shared_per_block_optin=99 * KB,
+        carveouts_kb=(0, 8, 16, 32, 64, 100),
+        shared_reserved_per_block=KB,
+        shared_alloc_unit=128,
+    ),
+    "sm_90": Arch(
+        "sm_90",
+        "Hopper (H100, H200)",
+        max_warps_per_sm=64,
+        max_blocks_per_sm=32,
+        shared_per_sm=228 * KB,
+        shared_per_block_optin=227 * KB,
+        carveouts_kb=(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
+        shared_reserved_per_block=KB,
+        shared_alloc_unit=128,
+    ),
 }
 
 
@@ -133,10 +186,10 @@ class Occupancy:
     blocks_per_sm: int
     warps_per_block: int
     max_warps_per_sm: int
-    limits: dict = field(default_factory=dict)    # limit name -> blocks per SM it allows
-    registers_per_block: int = 0                   # allocated, after rounding
-    shared_per_block: int = 0                      # allocated, after reserve and rounding
-    reason: str = ""                               # why 0 blocks fit, if they do not
+    limits: dict = field(default_factory=dict)  # limit name -> blocks per SM it allows
+    registers_per_block: int = 0  # allocated, after rounding
+    shared_per_block: int = 0  # allocated, after reserve and rounding
+    reason: str = ""  # why 0 blocks fit, if they do not
 
     @property
     def active_warps(self) -> int:
@@ -159,20 +212,29 @@ class Occupancy:
 
     def __str__(self) -> str:
         lim = ", ".join(f"{k}: {'∞' if v >= 2**31 - 1 else v}" for k, v in self.limits.items())
-        s = (f"{self.arch}: {self.threads_per_block} threads/block, {self.registers_per_thread} "
-             f"registers/thread, {self.shared_bytes} B shared/block -> {self.blocks_per_sm} "
-             f"blocks = {self.active_warps}/{self.max_warps_per_sm} warps per SM "
-             f"({self.occupancy:.0%}); limited by {' = '.join(self.limiting) or '-'} "
-             f"[blocks allowed by {lim}]")
+        s = (
+            f"{self.arch}: {self.threads_per_block} threads/block, {self.registers_per_thread} "
+            f"registers/thread, {self.shared_bytes} B shared/block -> {self.blocks_per_sm} "
+            f"blocks = {self.active_warps}/{self.max_warps_per_sm} warps per SM "
+            f"({self.occupancy:.0%}); limited by {' = '.join(self.limiting) or '-'} "
+            f"[blocks allowed by {lim}]"
+        )
         return s + (f"; {self.reason}" if self.reason else "")
 
 
 _INF = 2**31 - 1
 
 
-def occupancy(threads_per_block: int, registers_per_thread: int = 32, shared_bytes: int = 0,
-              arch="sm_90", *, max_dynamic_shared_bytes: int | None = None,
-              static_shared_bytes: int = 0, carveout: int | None = None) -> Occupancy:
+def occupancy(
+    threads_per_block: int,
+    registers_per_thread: int = 32,
+    shared_bytes: int = 0,
+    arch="sm_90",
+    *,
+    max_dynamic_shared_bytes: int | None = None,
+    static_shared_bytes: int = 0,
+    carveout: int | None = None,
+) -> Occupancy:
     """Blocks and warps of one kernel resident per SM, and the limiting resource.
 
     ``shared_bytes`` is the shared memory one block uses (static + dynamic, without the driver's
@@ -205,8 +267,10 @@ def occupancy(threads_per_block: int, registers_per_thread: int = 32, shared_byt
         reasons.append(f"{R} registers per thread exceeds {a.max_registers_per_thread}")
     elif max(regs_per_block, regs_checked) > a.registers_per_block:
         lim_regs = 0
-        reasons.append(f"the block needs {max(regs_per_block, regs_checked)} registers "
-                       f"(> {a.registers_per_block} per block)")
+        reasons.append(
+            f"the block needs {max(regs_per_block, regs_checked)} registers "
+            f"(> {a.registers_per_block} per block)"
+        )
     elif regs_per_warp == 0:
         lim_regs = _INF
     else:
@@ -224,8 +288,9 @@ def occupancy(threads_per_block: int, registers_per_thread: int = 32, shared_byt
     per_block_limit += a.shared_reserved_per_block
     if max_dynamic_shared_bytes is not None and dynamic > max_dynamic_shared_bytes:
         lim_smem = 0
-        reasons.append(f"{dynamic} B dynamic shared exceeds the kernel's "
-                       f"{max_dynamic_shared_bytes} B attribute")
+        reasons.append(
+            f"{dynamic} B dynamic shared exceeds the kernel's {max_dynamic_shared_bytes} B attribute"
+        )
     elif alloc > per_block_limit:
         lim_smem = 0
         hint = "" if max_dynamic_shared_bytes is not None else " (opt in for more)"
@@ -241,14 +306,21 @@ def occupancy(threads_per_block: int, registers_per_thread: int = 32, shared_byt
         lim_smem = smem_sm // alloc
 
     lim_blocks = a.max_blocks_per_sm
-    limits = {"registers": lim_regs, "shared memory": lim_smem, "warps": lim_warps,
-              "blocks": lim_blocks}
+    limits = {"registers": lim_regs, "shared memory": lim_smem, "warps": lim_warps, "blocks": lim_blocks}
     n = min(limits.values())
-    return Occupancy(arch=a.name, threads_per_block=T, registers_per_thread=R, shared_bytes=S,
-                     blocks_per_sm=n, warps_per_block=warps_per_block,
-                     max_warps_per_sm=a.max_warps_per_sm, limits=limits,
-                     registers_per_block=regs_per_block, shared_per_block=alloc,
-                     reason="; ".join(reasons))
+    return Occupancy(
+        arch=a.name,
+        threads_per_block=T,
+        registers_per_thread=R,
+        shared_bytes=S,
+        blocks_per_sm=n,
+        warps_per_block=warps_per_block,
+        max_warps_per_sm=a.max_warps_per_sm,
+        limits=limits,
+        registers_per_block=regs_per_block,
+        shared_per_block=alloc,
+        reason="; ".join(reasons),
+    )
 
 
 def naive_register_warps(registers_per_thread: int, registers_per_sm: int = 64 * KB) -> int:
@@ -268,10 +340,14 @@ def waves(grid_blocks: int, blocks_per_sm: int, num_sms: int) -> dict:
     if per_wave <= 0:
         raise ValueError("no block fits on an SM")
     n_waves = math.ceil(grid_blocks / per_wave)
-    return {"blocks_per_wave": per_wave, "waves": grid_blocks / per_wave,
-            "full_waves": grid_blocks // per_wave, "rounds": n_waves,
-            "last_wave_blocks": grid_blocks - (n_waves - 1) * per_wave,
-            "utilization": grid_blocks / (n_waves * per_wave)}
+    return {
+        "blocks_per_wave": per_wave,
+        "waves": grid_blocks / per_wave,
+        "full_waves": grid_blocks // per_wave,
+        "rounds": n_waves,
+        "last_wave_blocks": grid_blocks - (n_waves - 1) * per_wave,
+        "utilization": grid_blocks / (n_waves * per_wave),
+    }
 
 
 def issue_utilization(warps: int, latency: int, ilp: int = 1, cycles: int = 4000) -> float:
@@ -284,20 +360,20 @@ def issue_utilization(warps: int, latency: int, ilp: int = 1, cycles: int = 4000
     """
     if warps <= 0 or latency <= 0 or ilp <= 0:
         raise ValueError("warps, latency and ilp must be positive")
-    ready_at = [0] * warps          # cycle when the warp may issue again
-    left_in_group = [ilp] * warps   # independent instructions left in the current group
-    group_start = [0] * warps       # issue cycle of the group's first instruction
+    ready_at = [0] * warps  # cycle when the warp may issue again
+    left_in_group = [ilp] * warps  # independent instructions left in the current group
+    group_start = [0] * warps  # issue cycle of the group's first instruction
     issued = 0
     rr = 0
     for t in range(cycles):
-        for k in range(warps):      # round robin over ready warps
+        for k in range(warps):  # round robin over ready warps
             w = (rr + k) % warps
             if ready_at[w] <= t:
                 issued += 1
                 if left_in_group[w] == ilp:
                     group_start[w] = t
                 left_in_group[w] -= 1
-                if left_in_group[w] == 0:       # next group needs this group's results
+                if left_in_group[w] == 0:  # next group needs this group's results
                     ready_at[w] = max(t + 1, group_start[w] + latency)
                     left_in_group[w] = ilp
                 else:
@@ -310,12 +386,14 @@ def issue_utilization(warps: int, latency: int, ilp: int = 1, cycles: int = 4000
 def _find_result(name: str):
     """Path of a results file (``name`` with .json) where gpulab.results looks, or None."""
     from gpulab import results
+
     return results.path(name[:-5] if name.endswith(".json") else name)
 
 
 def load_driver_check(name: str = "occupancy_vs_driver.json") -> dict | None:
     """The JSON written by ``benchmarks/occupancy_vs_driver.py`` on a GPU, or None if not run."""
     import json
+
     p = _find_result(name)
     if p is None:
         return None
@@ -326,21 +404,30 @@ def load_driver_check(name: str = "occupancy_vs_driver.json") -> dict | None:
 def describe_driver_check(data: dict | None) -> str:
     """A short text summary of a driver comparison: device, configurations, matches, limits."""
     if not data:
-        return ("no driver comparison recorded yet: run `python benchmarks/occupancy_vs_driver.py`"
-                " on a machine with an NVIDIA GPU (it writes benchmarks/results/"
-                "occupancy_vs_driver.json)")
-    env = data.get("environment") or data          # files before benchenv kept these at the top
+        return (
+            "no driver comparison recorded yet: run `python benchmarks/occupancy_vs_driver.py`"
+            " on a machine with an NVIDIA GPU (it writes benchmarks/results/"
+            "occupancy_vs_driver.json)"
+        )
+    env = data.get("environment") or data  # files before benchenv kept these at the top
     gpu = env.get("gpu") or data.get("device")
     api = env.get("cuda_driver_api") or data.get("driver_version")
     lines = [f"{gpu} ({data['arch']}), driver {api}, {env.get('date_utc', '')}"]
     for kind, s in data["summary"].items():
         if s["configurations"]:
-            lines.append(f"  {kind:9s}: {s['match']}/{s['configurations']} configurations agree "
-                         f"({s['distinct_register_counts']} register counts)")
+            lines.append(
+                f"  {kind:9s}: {s['match']}/{s['configurations']} configurations agree "
+                f"({s['distinct_register_counts']} register counts)"
+            )
     for key, val in data.get("device_limits_vs_gpulab", {}).items():
         if isinstance(val, list):
-            note = ("   (not reported by this driver)" if val[0] is None
-                    else "" if val[0] == val[1] else "   <-- differs")
+            note = (
+                "   (not reported by this driver)"
+                if val[0] is None
+                else ""
+                if val[0] == val[1]
+                else "   <-- differs"
+            )
             lines.append(f"  {key:38s} device {val[0]!s:>7}  gpulab {val[1]!s:>7}" + note)
     return "\n".join(lines)
 
@@ -350,14 +437,18 @@ def describe_register_counts(data: dict | None, threads: int = 256) -> str:
     driver comparison, with the occupancy each gives at ``threads`` threads per block."""
     if not data or not data.get("kernels"):
         return describe_driver_check(None)
-    rows = [f"{'accumulators':>12} {'max_registers':>13} {'registers':>9} {'spill B/thread':>14} "
-            f"{'occupancy':>9}   ({data['device']}, {threads} threads/block)"]
+    rows = [
+        f"{'accumulators':>12} {'max_registers':>13} {'registers':>9} {'spill B/thread':>14} "
+        f"{'occupancy':>9}   ({data['device']}, {threads} threads/block)"
+    ]
     for k in data["kernels"]:
         if k.get("static_shared_floats"):
             continue
         o = occupancy(threads, k["registers"], 0, data["arch"])
-        rows.append(f"{k['accumulators']:>12} {str(k['max_registers'] or '-'):>13} "
-                    f"{k['registers']:>9} {k['local_bytes_per_thread']:>14} {o.occupancy:>9.1%}")
+        rows.append(
+            f"{k['accumulators']:>12} {str(k['max_registers'] or '-'):>13} "
+            f"{k['registers']:>9} {k['local_bytes_per_thread']:>14} {o.occupancy:>9.1%}"
+        )
     return "\n".join(rows)
 
 
@@ -380,6 +471,7 @@ def max_registers_for(threads_per_block: int, min_blocks: int = 1, arch="sm_90")
 def load_header_check(name: str = "occupancy_vs_cuda_occupancy_h.json") -> dict | None:
     """The JSON written by ``benchmarks/occupancy_vs_cuda_occupancy_h.py``, or None if not run."""
     import json
+
     p = _find_result(name)
     if p is None:
         return None
@@ -396,7 +488,8 @@ def verification(driver: dict | None, header: dict | None) -> dict:
         out.setdefault(driver["arch"], {})["driver"] = {
             "cases": sum(v["configurations"] for v in s.values()),
             "agree": sum(v["match"] for v in s.values()),
-            "device": (driver.get("environment") or {}).get("gpu") or driver.get("device")}
+            "device": (driver.get("environment") or {}).get("gpu") or driver.get("device"),
+        }
     if header:
         for arch, v in header.get("per_arch", {}).items():
             out.setdefault(arch, {})["header"] = {"cases": v["cases"], "agree": v["agree"]}

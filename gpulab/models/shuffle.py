@@ -5,6 +5,7 @@ A step is the source lane of every lane (``ShuffleStep.src``) and the active mas
 lanes come from CUDA's rule, whose one home is :func:`gpulab.sim.shuffle_rule.source_lanes`, or
 from the simulator's trace (:func:`gpulab.plots.shuffle.steps_from_report`). Pure numpy.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ FULL_MASK = (1 << WARP) - 1
 @dataclass
 class ShuffleStep:
     """One warp-wide shuffle: its label, the source lane per lane, and the active mask."""
+
     label: str
     src: np.ndarray
     mask: int = FULL_MASK

@@ -6,6 +6,7 @@ what limits it, each bound as in Nsight Compute's speed-of-light section, and pe
 GPUs are data (:mod:`gpulab.perf.gpus`); the H200 is calibrated and validated against Nsight
 Compute (``benchmarks/perf_model.py``), the others carry datasheet figures only.
 """
+
 from .gpus import GPU, GPUS, get as get_gpu  # noqa: F401
 from .engine import from_report, predict  # noqa: F401
 from .prediction import Prediction  # noqa: F401

@@ -1,5 +1,6 @@
 """``gpulab.predict``: simulate a representative sample of a launch's blocks on the CPU, scale
 the counts to the whole launch, and turn them into a predicted time on a named GPU."""
+
 from __future__ import annotations
 
 import ast
@@ -19,7 +20,7 @@ from . import weights as W
 from .prediction import Prediction
 from .sample import choose_blocks, simulate
 
-PRED_ON_FACTOR = 0.9912      # fitted: pred-on / all thread instructions (perf_model.json)
+PRED_ON_FACTOR = 0.9912  # fitted: pred-on / all thread instructions (perf_model.json)
 MAX_BLOCKS_PER_HALF = 64
 
 
@@ -41,7 +42,7 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
         if ln in lines:
             lines[ln][model.WARPS_TOUCHING] = float(touched.sum()) * scale
     mets = {k: v * scale for k, v in ctx.counters.items()}
-    l2_read = l2_64 = 0.0
+    l2_read = 0.0
     foot_ld, foot_st = {}, {}
     for name, a in rec.arrays.items():
         cap64 = -(-a["nbytes"] // 64) * 64
@@ -49,11 +50,23 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
         l2_read += a["l1_sec"].count() * 32 * scale
         foot_ld[name] = (min(a["dram_ld"].count() * 64 * scale, cap64), a["l1_64"].count() * 64 * scale)
         foot_st[name] = min(a["dram_st"].count() * 32 * scale, cap32)
-    c = model.Counts(kernel=ctx.kernel_name, grid=grid, block=block, blocks=total,
-                     warps_per_block=-(-tpb // 32), threads=total * tpb, sampled_blocks=lay_blocks,
-                     lines=lines, sources=dict(ctx.lines), infos=infos, metrics=mets,
-                     registers=registers, sim_wall_s=wall, static_shared=rec.static_shared,
-                     extra={"dynamic_shared": shared_bytes, "foot_ld": foot_ld, "foot_st": foot_st})
+    c = model.Counts(
+        kernel=ctx.kernel_name,
+        grid=grid,
+        block=block,
+        blocks=total,
+        warps_per_block=-(-tpb // 32),
+        threads=total * tpb,
+        sampled_blocks=lay_blocks,
+        lines=lines,
+        sources=dict(ctx.lines),
+        infos=infos,
+        metrics=mets,
+        registers=registers,
+        sim_wall_s=wall,
+        static_shared=rec.static_shared,
+        extra={"dynamic_shared": shared_bytes, "foot_ld": foot_ld, "foot_st": foot_st},
+    )
     c.l2_read_bytes = l2_read
     c.dram_write_bytes = float(sum(foot_st.values()))
     if rec.global_atomics:
@@ -89,21 +102,44 @@ def _merge(a, b):
         la, lb = a.lines.get(ln, {}), b.lines.get(ln, {})
         lines[ln] = {k: (la.get(k, 0) + lb.get(k, 0)) / 2 for k in set(la) | set(lb)}
     mets = {k: (a.metrics.get(k, 0) + b.metrics.get(k, 0)) / 2 for k in set(a.metrics) | set(b.metrics)}
-    c = model.Counts(**{**a.__dict__, "lines": lines, "metrics": mets,
-                        "sampled_blocks": a.sampled_blocks + b.sampled_blocks,
-                        "sim_wall_s": a.sim_wall_s + b.sim_wall_s})
-    for f in ("l2_read_bytes", "dram_write_bytes", "atomic_requests", "atomic_sectors",
-              "shared_atomic_steps"):
+    c = model.Counts(
+        **{
+            **a.__dict__,
+            "lines": lines,
+            "metrics": mets,
+            "sampled_blocks": a.sampled_blocks + b.sampled_blocks,
+            "sim_wall_s": a.sim_wall_s + b.sim_wall_s,
+        }
+    )
+    for f in (
+        "l2_read_bytes",
+        "dram_write_bytes",
+        "atomic_requests",
+        "atomic_sectors",
+        "shared_atomic_steps",
+    ):
         setattr(c, f, (getattr(a, f) + getattr(b, f)) / 2)
-    c.atomic_hot = [((pa + pb) / 2, (la + lb) / 2, fa or fb) for (pa, la, fa), (pb, lb, fb) in
-                    zip(sorted(a.atomic_hot), sorted(b.atomic_hot))] or a.atomic_hot or b.atomic_hot
+    c.atomic_hot = (
+        [
+            ((pa + pb) / 2, (la + lb) / 2, fa or fb)
+            for (pa, la, fa), (pb, lb, fb) in zip(sorted(a.atomic_hot), sorted(b.atomic_hot))
+        ]
+        or a.atomic_hot
+        or b.atomic_hot
+    )
     c.l1_lines = (a.l1_lines + b.l1_lines) / 2
     fa, fb = a.extra["foot_ld"], b.extra["foot_ld"]
-    c.extra = {**a.extra,
-               "foot_ld": {k: tuple((x + y) / 2 for x, y in zip(fa.get(k, (0, 0)), fb.get(k, (0, 0))))
-                           for k in set(fa) | set(fb)},
-               "foot_st": {k: (a.extra["foot_st"].get(k, 0) + b.extra["foot_st"].get(k, 0)) / 2
-                           for k in set(a.extra["foot_st"]) | set(b.extra["foot_st"])}}
+    c.extra = {
+        **a.extra,
+        "foot_ld": {
+            k: tuple((x + y) / 2 for x, y in zip(fa.get(k, (0, 0)), fb.get(k, (0, 0))))
+            for k in set(fa) | set(fb)
+        },
+        "foot_st": {
+            k: (a.extra["foot_st"].get(k, 0) + b.extra["foot_st"].get(k, 0)) / 2
+            for k in set(a.extra["foot_st"]) | set(b.extra["foot_st"])
+        },
+    }
     return c
 
 
@@ -117,22 +153,22 @@ def sample_counts(kernel, grid, block, args, *, shared_bytes=0, registers=None, 
     regs = registers or estimate_registers(fn)
     total = grid[0] * grid[1] * grid[2]
     infos = W.analyse(fn.__code__.co_filename, fn.__globals__)
-    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]   # the caller's stay
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]  # the caller's stay
 
     def one(ids):
         t0 = time.perf_counter()
-        ctx, rec = simulate(kernel, grid, block, args, ids, shared_bytes=shared_bytes,
-                            timeout_s=max(60.0, 4 * budget_s))
+        ctx, rec = simulate(
+            kernel, grid, block, args, ids, shared_bytes=shared_bytes, timeout_s=max(60.0, 4 * budget_s)
+        )
         wall = time.perf_counter() - t0
-        return (_counts(ctx, rec, len(ids), grid, block, total, regs, shared_bytes, infos, wall),
-                ctx.elapsed)
+        return (_counts(ctx, rec, len(ids), grid, block, total, regs, shared_bytes, infos, wall), ctx.elapsed)
 
     if total <= 8:
         c, _ = one(np.arange(total))
         return c, None
     pilot, wall = one(choose_blocks(total, 1))
     k = int(max(1, min(MAX_BLOCKS_PER_HALF, budget_s / 2 / max(wall, 1e-3))))
-    if 2 * k >= total or total * wall <= budget_s:      # the whole launch fits the budget
+    if 2 * k >= total or total * wall <= budget_s:  # the whole launch fits the budget
         c, _ = one(np.arange(total))
         return c, None
     a, _ = one(choose_blocks(total, k, 0, 2))
@@ -149,8 +185,11 @@ def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
     w = W.WEIGHTS if weights is None else weights
     for ln, c_l in c.lines.items():
         om = model.line_omega(c.infos.get(ln), c_l, w)
-        lat[ln] = om * gpu.alu_latency_cycles + (600 if c_l.get(M.GLOBAL_REQUESTS["ld"]) else 0) \
+        lat[ln] = (
+            om * gpu.alu_latency_cycles
+            + (600 if c_l.get(M.GLOBAL_REQUESTS["ld"]) else 0)
             + (40 if c_l.get(M.SHARED_INSTRUCTIONS["ld"]) else 0)
+        )
     if c.infos:
         fn_file = c.extra.get("filename")
         if fn_file:
@@ -159,17 +198,29 @@ def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
     t = b["t"]
     time_s = model.combine(t, gpu)
     key = model.limiter(t, b, gpu)
-    breakdown = [{"key": k, "label": model.LIMITERS[k], "seconds": v,
-                  "pct_of_peak": 100.0 * v / time_s} for k, v in t.items()]
-    breakdown.append({"key": "launch", "label": model.LIMITERS["launch"], "seconds": gpu.launch_s,
-                      "pct_of_peak": 100.0 * gpu.launch_s / time_s})
+    breakdown = [
+        {"key": k, "label": model.LIMITERS[k], "seconds": v, "pct_of_peak": 100.0 * v / time_s}
+        for k, v in t.items()
+    ]
+    breakdown.append(
+        {
+            "key": "launch",
+            "label": model.LIMITERS["launch"],
+            "seconds": gpu.launch_s,
+            "pct_of_peak": 100.0 * gpu.launch_s / time_s,
+        }
+    )
     breakdown.sort(key=lambda r: -r["seconds"])
     ratio = b["thr"] / b["inst"] if b["inst"] else 0.0
-    mets = {"gpu__time_duration.sum": time_s * 1e9,
-            M.INST_EXECUTED: b["inst"], M.THREADS_PER_INST: ratio,
-            "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio": ratio * PRED_ON_FACTOR,
-            "dram__bytes_read.sum": c.dram_read_bytes, "dram__bytes_write.sum": c.dram_write_bytes,
-            "lts__t_sectors_srcunit_tex.sum": b["l2_bytes"] / 32}
+    mets = {
+        "gpu__time_duration.sum": time_s * 1e9,
+        M.INST_EXECUTED: b["inst"],
+        M.THREADS_PER_INST: ratio,
+        "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio": ratio * PRED_ON_FACTOR,
+        "dram__bytes_read.sum": c.dram_read_bytes,
+        "dram__bytes_write.sum": c.dram_write_bytes,
+        "lts__t_sectors_srcunit_tex.sum": b["l2_bytes"] / 32,
+    }
     lines = _line_costs(c, b, key, time_s)
     err = None
     if halves:
@@ -178,19 +229,38 @@ def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
         err = abs(ta - tb) / (ta + tb)
     notes = []
     if not gpu.validated:
-        notes.append(f"{gpu.name}: datasheet figures and the H200's fitted constants; not "
-                     f"validated on this GPU.")
-    notes.append(f"registers per thread guessed as {c.registers} (ptxas decides on a GPU; pass "
-                 f"registers=... to gpulab.predict to set it)")
+        notes.append(
+            f"{gpu.name}: datasheet figures and the H200's fitted constants; not validated on this GPU."
+        )
+    notes.append(
+        f"registers per thread guessed as {c.registers} (ptxas decides on a GPU; pass "
+        f"registers=... to gpulab.predict to set it)"
+    )
     return Prediction(
-        kernel=c.kernel, gpu=gpu.name, validated=gpu.validated, time_s=time_s,
-        limiter=model.LIMITERS[key], limiter_key=key, breakdown=breakdown, metrics=mets,
+        kernel=c.kernel,
+        gpu=gpu.name,
+        validated=gpu.validated,
+        time_s=time_s,
+        limiter=model.LIMITERS[key],
+        limiter_key=key,
+        breakdown=breakdown,
+        metrics=mets,
         lines=lines,
-        occupancy={"blocks_per_sm": b["blocks_per_sm"], "warps_per_sm": b["warps_per_sm"],
-                   "waves": b["waves"], "registers_per_thread": c.registers},
-        sampling={"blocks": c.blocks, "blocks_simulated": c.sampled_blocks,
-                  "relative_error": err, "simulator_s": c.sim_wall_s},
-        notes=notes, dram_bytes_per_s=gpu.dram_bytes_per_s)
+        occupancy={
+            "blocks_per_sm": b["blocks_per_sm"],
+            "warps_per_sm": b["warps_per_sm"],
+            "waves": b["waves"],
+            "registers_per_thread": c.registers,
+        },
+        sampling={
+            "blocks": c.blocks,
+            "blocks_simulated": c.sampled_blocks,
+            "relative_error": err,
+            "simulator_s": c.sim_wall_s,
+        },
+        notes=notes,
+        dram_bytes_per_s=gpu.dram_bytes_per_s,
+    )
 
 
 def _with_dram(c, gpu):
@@ -205,29 +275,42 @@ def _line_costs(c, b, key, time_s):
     elif key in ("latency", "barrier"):
         share = dict(b["lat_line"])
     elif key in ("dram", "l2", "l1"):
-        share = {ln: v.get(M.GLOBAL_SECTORS["ld"], 0) + v.get(M.GLOBAL_SECTORS["st"], 0)
-                 for ln, v in c.lines.items()}
+        share = {
+            ln: v.get(M.GLOBAL_SECTORS["ld"], 0) + v.get(M.GLOBAL_SECTORS["st"], 0)
+            for ln, v in c.lines.items()
+        }
     elif key == "shared":
-        share = {ln: v.get(M.SHARED_WAVEFRONTS["ld"], 0) + v.get(M.SHARED_WAVEFRONTS["st"], 0)
-                 for ln, v in c.lines.items()}
+        share = {
+            ln: v.get(M.SHARED_WAVEFRONTS["ld"], 0) + v.get(M.SHARED_WAVEFRONTS["st"], 0)
+            for ln, v in c.lines.items()
+        }
     else:
         share = {ln: v for ln, v in b["per_line_inst"].items()}
     tot = sum(share.values()) or 1.0
-    return [{"line": ln, "source": c.sources.get(ln, "").strip(), "share": share.get(ln, 0) / tot,
-             "cost_s": time_s * share.get(ln, 0) / tot, "inst": b["per_line_inst"].get(ln, 0.0)}
-            for ln in sorted(c.lines)]
+    return [
+        {
+            "line": ln,
+            "source": c.sources.get(ln, "").strip(),
+            "share": share.get(ln, 0) / tot,
+            "cost_s": time_s * share.get(ln, 0) / tot,
+            "inst": b["per_line_inst"].get(ln, 0.0),
+        }
+        for ln in sorted(c.lines)
+    ]
 
 
-def predict(kernel, grid, block, *args, gpu="H200", shared_bytes=0, registers=None,
-            budget_s=10.0) -> Prediction:
+def predict(
+    kernel, grid, block, *args, gpu="H200", shared_bytes=0, registers=None, budget_s=10.0
+) -> Prediction:
     """Predict ``kernel[grid, block](*args)``'s time on ``gpu`` ("H200", "A100", "T4") from a
     simulation of a sample of its blocks on this CPU (``budget_s`` of simulation, about).
 
     Arrays are copied: the call leaves ``args`` unchanged. ``registers`` sets registers per
     thread for the occupancy (default: a guess from the kernel's variables).
     """
-    c, halves = sample_counts(kernel, grid, block, args, shared_bytes=shared_bytes,
-                              registers=registers, budget_s=budget_s)
+    c, halves = sample_counts(
+        kernel, grid, block, args, shared_bytes=shared_bytes, registers=registers, budget_s=budget_s
+    )
     fn = python_function(kernel)
     c.extra["filename"] = fn.__code__.co_filename
     if halves:
@@ -242,7 +325,8 @@ def from_report(report, gpu="H200", registers=32) -> Prediction:
     if report.backend != "sim" or not report.lines:
         raise errors.LaunchConfigError(
             f"Report.predict needs a report from the simulator (backend 'sim'); this one came "
-            f"from backend {report.backend!r}. Use gpulab.predict(kernel, grid, block, *args).")
+            f"from backend {report.backend!r}. Use gpulab.predict(kernel, grid, block, *args)."
+        )
     infos = {}
     for ln, ls in report.lines.items():
         text = ls.source.strip()
@@ -260,15 +344,26 @@ def from_report(report, gpu="H200", registers=32) -> Prediction:
     tpb = report.block[0] * report.block[1] * report.block[2]
     lines = {ln: dict(ls.counters) for ln, ls in report.lines.items()}
     sec = sum(v for k, v in report.metrics.items() if k in M.GLOBAL_SECTORS.values())
-    c = model.Counts(kernel=report.kernel, grid=report.grid, block=report.block, blocks=total,
-                     warps_per_block=-(-tpb // 32), threads=total * tpb, sampled_blocks=total,
-                     lines=lines, sources={ln: ls.source for ln, ls in report.lines.items()},
-                     infos=infos, metrics=dict(report.metrics), registers=registers)
+    c = model.Counts(
+        kernel=report.kernel,
+        grid=report.grid,
+        block=report.block,
+        blocks=total,
+        warps_per_block=-(-tpb // 32),
+        threads=total * tpb,
+        sampled_blocks=total,
+        lines=lines,
+        sources={ln: ls.source for ln, ls in report.lines.items()},
+        infos=infos,
+        metrics=dict(report.metrics),
+        registers=registers,
+    )
     c.l2_read_bytes = report.metrics.get(M.GLOBAL_SECTORS["ld"], 0) * 32
     c.dram_read_bytes = c.l2_read_bytes
     c.dram_write_bytes = report.metrics.get(M.GLOBAL_SECTORS["st"], 0) * 32
     p = from_counts(c, gpu)
-    p.notes.append(f"from a Report: DRAM bytes taken as all {sec:,.0f} sectors requested (no "
-                   f"reuse information); gpulab.predict(...) measures the footprint.")
+    p.notes.append(
+        f"from a Report: DRAM bytes taken as all {sec:,.0f} sectors requested (no "
+        f"reuse information); gpulab.predict(...) measures the footprint."
+    )
     return p
-

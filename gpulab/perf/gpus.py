@@ -8,6 +8,7 @@ H200 has been measured; the A100 and T4 carry datasheet figures and the H200's f
 per-cycle constants, and are marked ``validated=False`` until someone measures them
 (``python benchmarks/perf_model.py gpu`` under ncu on that GPU, then ``predict``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -16,34 +17,35 @@ from dataclasses import dataclass, field, replace
 @dataclass(frozen=True)
 class GPU:
     """One GPU's throughputs, latencies and the model's calibrated constants."""
+
     name: str
-    arch: str                      # key of gpulab.models.occupancy.ARCHS
+    arch: str  # key of gpulab.models.occupancy.ARCHS
     sms: int
-    clock_hz: float                # SM clock the timings ran at (boost)
-    dram_peak_bytes_per_s: float   # datasheet peak (the "% of peak" in the breakdown)
-    dram_bytes_per_s: float        # achievable: what the model's DRAM bound uses
+    clock_hz: float  # SM clock the timings ran at (boost)
+    dram_peak_bytes_per_s: float  # datasheet peak (the "% of peak" in the breakdown)
+    dram_bytes_per_s: float  # achievable: what the model's DRAM bound uses
     l2_bytes: int
     l2_bytes_per_s: float
     lat_l1_s: float
     lat_l2_s: float
     lat_dram_s: float
     lat_shared_s: float
-    launch_s: float                # GPU time of an empty launch (gpu__time_duration)
+    launch_s: float  # GPU time of an empty launch (gpu__time_duration)
     # per-cycle constants (calibrated on the H200)
-    issue_per_sm_cycle: float = 4.0        # 4 schedulers, 1 warp-instruction each per cycle
-    issue_efficiency: float = 1.0          # fraction of that peak a busy kernel reaches
+    issue_per_sm_cycle: float = 4.0  # 4 schedulers, 1 warp-instruction each per cycle
+    issue_efficiency: float = 1.0  # fraction of that peak a busy kernel reaches
     shared_wavefronts_per_sm_cycle: float = 1.0
     l1_wavefronts_per_sm_cycle: float = 1.0
-    alu_latency_cycles: float = 4.0        # dependent SASS instruction to its consumer
-    dram_latency_under_load: float = 1.0   # multiplier on lat_dram_s while memory streams
+    alu_latency_cycles: float = 4.0  # dependent SASS instruction to its consumer
+    dram_latency_under_load: float = 1.0  # multiplier on lat_dram_s while memory streams
     barrier_cycles: float = 100.0
     barrier_cycles_per_warp: float = 5.0
     atomic_same_address_per_s: float = 4e7  # one address: (warp instruction) updates per second
-    atomic_lane_s: float = 1e-9             # one address: extra time per further float lane
-    atomic_int_lane_ratio: float = 0.35     # an integer lane's step / a float lane's
-    atomics_per_s: float = 5e10             # (warp instruction, sector) pairs, many addresses
-    shared_atomic_cycles: float = 2.0       # per same-address lane in a shared atomic
-    overlap_p: float = 4.0                  # soft maximum of the bounds: (sum t_i^p)^(1/p)
+    atomic_lane_s: float = 1e-9  # one address: extra time per further float lane
+    atomic_int_lane_ratio: float = 0.35  # an integer lane's step / a float lane's
+    atomics_per_s: float = 5e10  # (warp instruction, sector) pairs, many addresses
+    shared_atomic_cycles: float = 2.0  # per same-address lane in a shared atomic
+    overlap_p: float = 4.0  # soft maximum of the bounds: (sum t_i^p)^(1/p)
     validated: bool = False
     sources: dict = field(default_factory=dict, compare=False)
 
@@ -56,55 +58,87 @@ _FIT = "fitted by benchmarks/perf_model.py predict on its calibrate kernels (per
 
 # Calibrated on the H200 (benchmarks/results/perf_model.json["calibration"]["params"]).
 H200_FIT = {
-    "dram_bytes_per_s": 4510000000000.0, "l2_bytes_per_s": 5260000000000.0,
-    "issue_efficiency": 1.0, "l1_wavefronts_per_sm_cycle": 0.5587, "alu_latency_cycles":
-    2.936, "dram_latency_under_load": 1.0, "barrier_cycles": 13.75,
-    "barrier_cycles_per_warp": 6.269, "atomic_same_address_per_s": 164400000.0,
-    "atomic_lane_s": 1.616e-09, "atomic_int_lane_ratio": 0.346, "atomics_per_s":
-    130000000000.0, "shared_atomic_cycles": 0.0009162, "overlap_p": 2.197,
+    "dram_bytes_per_s": 4510000000000.0,
+    "l2_bytes_per_s": 5260000000000.0,
+    "issue_efficiency": 1.0,
+    "l1_wavefronts_per_sm_cycle": 0.5587,
+    "alu_latency_cycles": 2.936,
+    "dram_latency_under_load": 1.0,
+    "barrier_cycles": 13.75,
+    "barrier_cycles_per_warp": 6.269,
+    "atomic_same_address_per_s": 164400000.0,
+    "atomic_lane_s": 1.616e-09,
+    "atomic_int_lane_ratio": 0.346,
+    "atomics_per_s": 130000000000.0,
+    "shared_atomic_cycles": 0.0009162,
+    "overlap_p": 2.197,
 }
 
 H200 = GPU(
-    name="H200", arch="sm_90", sms=132, clock_hz=1.98e9,
-    dram_peak_bytes_per_s=4.8e12, l2_bytes=60 * 2**20,
-    lat_l1_s=35.5e-9, lat_l2_s=155.7e-9, lat_dram_s=350.2e-9, lat_shared_s=23.7e-9,
-    launch_s=2.05e-6, validated=True,
+    name="H200",
+    arch="sm_90",
+    sms=132,
+    clock_hz=1.98e9,
+    dram_peak_bytes_per_s=4.8e12,
+    l2_bytes=60 * 2**20,
+    lat_l1_s=35.5e-9,
+    lat_l2_s=155.7e-9,
+    lat_dram_s=350.2e-9,
+    lat_shared_s=23.7e-9,
+    launch_s=2.05e-6,
+    validated=True,
     sources={
         "sms, clock_hz, l2_bytes": "measured: benchmarks/results/*.json environment (132 SMs, "
-                                   "1980 MHz max SM clock, 62,914,560-byte L2)",
+        "1980 MHz max SM clock, 62,914,560-byte L2)",
         "dram_peak_bytes_per_s": "NVIDIA H200 datasheet {cite}`nvidia-h200`",
         "lat_*": "measured: benchmarks/results/latency.json (pointer chase, median per level)",
         "launch_s": "measured: benchmarks/results/launch_overhead.json (ncu gpu__time_duration "
-                    "of a tiny kernel, median of 20)",
+        "of a tiny kernel, median of 20)",
         "issue_per_sm_cycle": "4 warp schedulers per SM, 1 instruction per cycle each "
-                              "{cite}`nvidia-hopper-whitepaper`",
+        "{cite}`nvidia-hopper-whitepaper`",
         "calibrated": _FIT,
     },
-    **H200_FIT)
+    **H200_FIT,
+)
 
 A100 = H200.with_(
-    name="A100 (SXM4 80 GB)", arch="sm_80", sms=108, clock_hz=1.41e9,
-    dram_peak_bytes_per_s=2.039e12, dram_bytes_per_s=2.039e12 * H200_FIT["dram_bytes_per_s"] / 4.8e12,
-    l2_bytes=40 * 2**20, l2_bytes_per_s=H200_FIT["l2_bytes_per_s"] * 108 * 1.41 / (132 * 1.98),
+    name="A100 (SXM4 80 GB)",
+    arch="sm_80",
+    sms=108,
+    clock_hz=1.41e9,
+    dram_peak_bytes_per_s=2.039e12,
+    dram_bytes_per_s=2.039e12 * H200_FIT["dram_bytes_per_s"] / 4.8e12,
+    l2_bytes=40 * 2**20,
+    l2_bytes_per_s=H200_FIT["l2_bytes_per_s"] * 108 * 1.41 / (132 * 1.98),
     validated=False,
-    sources={"sms, clock_hz, l2_bytes, dram_peak_bytes_per_s":
-             "NVIDIA A100 whitepaper and datasheet {cite}`nvidia-a100-whitepaper`, "
-             "{cite}`nvidia-a100-datasheet`",
-             "everything else": "the H200's measured latencies and fitted per-cycle constants, "
-                                "bandwidths scaled by SMs x clock or by the datasheet ratio: "
-                                "NOT VALIDATED on an A100"})
+    sources={
+        "sms, clock_hz, l2_bytes, dram_peak_bytes_per_s": "NVIDIA A100 whitepaper and datasheet {cite}`nvidia-a100-whitepaper`, "
+        "{cite}`nvidia-a100-datasheet`",
+        "everything else": "the H200's measured latencies and fitted per-cycle constants, "
+        "bandwidths scaled by SMs x clock or by the datasheet ratio: "
+        "NOT VALIDATED on an A100",
+    },
+)
 
 T4 = H200.with_(
-    name="T4", arch="sm_75", sms=40, clock_hz=1.59e9,
-    dram_peak_bytes_per_s=320e9, dram_bytes_per_s=320e9 * H200_FIT["dram_bytes_per_s"] / 4.8e12,
-    l2_bytes=4 * 2**20, l2_bytes_per_s=H200_FIT["l2_bytes_per_s"] * 40 * 1.59 / (132 * 1.98),
-    launch_s=3e-6, validated=False,
-    sources={"sms, clock_hz, l2_bytes, dram_peak_bytes_per_s":
-             "NVIDIA Turing whitepaper and T4 datasheet {cite}`nvidia-turing-whitepaper`, "
-             "{cite}`nvidia-t4-datasheet`",
-             "everything else": "the H200's measured latencies and fitted per-cycle constants, "
-                                "bandwidths scaled: NOT VALIDATED on a T4 (Colab's GPU: run "
-                                "benchmarks/perf_model.py there to check)"})
+    name="T4",
+    arch="sm_75",
+    sms=40,
+    clock_hz=1.59e9,
+    dram_peak_bytes_per_s=320e9,
+    dram_bytes_per_s=320e9 * H200_FIT["dram_bytes_per_s"] / 4.8e12,
+    l2_bytes=4 * 2**20,
+    l2_bytes_per_s=H200_FIT["l2_bytes_per_s"] * 40 * 1.59 / (132 * 1.98),
+    launch_s=3e-6,
+    validated=False,
+    sources={
+        "sms, clock_hz, l2_bytes, dram_peak_bytes_per_s": "NVIDIA Turing whitepaper and T4 datasheet {cite}`nvidia-turing-whitepaper`, "
+        "{cite}`nvidia-t4-datasheet`",
+        "everything else": "the H200's measured latencies and fitted per-cycle constants, "
+        "bandwidths scaled: NOT VALIDATED on a T4 (Colab's GPU: run "
+        "benchmarks/perf_model.py there to check)",
+    },
+)
 
 GPUS = {"H200": H200, "A100": A100, "T4": T4}
 
@@ -115,6 +149,7 @@ def get(gpu) -> GPU:
         return gpu
     key = str(gpu).upper().replace("NVIDIA ", "").strip()
     if key not in GPUS:
-        raise ValueError(f"unknown GPU {gpu!r}; gpulab.perf knows {', '.join(GPUS)} "
-                         f"(or pass a gpulab.perf.GPU).")
+        raise ValueError(
+            f"unknown GPU {gpu!r}; gpulab.perf knows {', '.join(GPUS)} (or pass a gpulab.perf.GPU)."
+        )
     return GPUS[key]

@@ -9,6 +9,7 @@ launch of several waves of resident warps takes about waves x T_warp however idl
 are. The kernel takes a soft maximum of the bounds (they overlap, but not perfectly) plus the
 fixed cost of a launch.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,12 +34,13 @@ LIMITERS = {
 }
 
 
-WARPS_TOUCHING = "warps executing the line"   # per-line key: warps with >= 1 execution
+WARPS_TOUCHING = "warps executing the line"  # per-line key: warps with >= 1 execution
 
 
 @dataclass
 class Counts:
     """Everything the time model reads, already scaled to the whole launch."""
+
     kernel: str
     grid: tuple
     block: tuple
@@ -46,17 +48,17 @@ class Counts:
     warps_per_block: int
     threads: int
     sampled_blocks: int
-    lines: dict                  # line -> {metric: value}, scaled
-    sources: dict                # line -> source text
-    infos: dict                  # line -> weights.LineInfo
-    metrics: dict                # launch totals of the simulator's counters, scaled
+    lines: dict  # line -> {metric: value}, scaled
+    sources: dict  # line -> source text
+    infos: dict  # line -> weights.LineInfo
+    metrics: dict  # launch totals of the simulator's counters, scaled
     l2_read_bytes: float = 0.0
     dram_read_bytes: float = 0.0
     dram_write_bytes: float = 0.0
-    atomic_requests: float = 0.0         # (warp instruction, address) pairs on global memory
-    atomic_sectors: float = 0.0          # (warp instruction, 32-byte sector) pairs
-    atomic_hot: list = field(default_factory=list)   # busiest sectors: (ops, extra lanes, float)
-    l1_lines: float = 0.0                # (warp instruction, 128-byte line) pairs, global
+    atomic_requests: float = 0.0  # (warp instruction, address) pairs on global memory
+    atomic_sectors: float = 0.0  # (warp instruction, 32-byte sector) pairs
+    atomic_hot: list = field(default_factory=list)  # busiest sectors: (ops, extra lanes, float)
+    l1_lines: float = 0.0  # (warp instruction, 128-byte line) pairs, global
     shared_atomic_steps: float = 0.0
     static_shared: int = 0
     registers: int = 32
@@ -139,8 +141,12 @@ def feature_totals(counts):
 
 def _occ(counts, gpu):
     shared = counts.static_shared + counts.extra.get("dynamic_shared", 0)
-    occ = _occupancy(counts.block[0] * counts.block[1] * counts.block[2],
-                     registers_per_thread=counts.registers, shared_bytes=shared, arch=gpu.arch)
+    occ = _occupancy(
+        counts.block[0] * counts.block[1] * counts.block[2],
+        registers_per_thread=counts.registers,
+        shared_bytes=shared,
+        arch=gpu.arch,
+    )
     return max(occ.blocks_per_sm, 1)
 
 
@@ -158,29 +164,37 @@ def bounds(counts, gpu, weights=None):
     wf_sh = m.get(M.SHARED_WAVEFRONTS["ld"], 0) + m.get(M.SHARED_WAVEFRONTS["st"], 0)
     t = {}
     t["dram"] = (counts.dram_read_bytes + counts.dram_write_bytes) / gpu.dram_bytes_per_s
-    l2_bytes = (counts.l2_read_bytes + m.get(M.GLOBAL_SECTORS["st"], 0) * 32
-                + counts.atomic_sectors * 32)
+    l2_bytes = counts.l2_read_bytes + m.get(M.GLOBAL_SECTORS["st"], 0) * 32 + counts.atomic_sectors * 32
     t["l2"] = l2_bytes / gpu.l2_bytes_per_s
     lines = counts.l1_lines or (req + sec / 4)
     t["l1"] = lines / (active_sms * clk * gpu.l1_wavefronts_per_sm_cycle)
     t["shared"] = (wf_sh + counts.shared_atomic_steps * gpu.shared_atomic_cycles) / (
-        active_sms * clk * gpu.shared_wavefronts_per_sm_cycle)
+        active_sms * clk * gpu.shared_wavefronts_per_sm_cycle
+    )
     issue_rate = min(gpu.issue_per_sm_cycle, warps_per_sm) * gpu.issue_efficiency
     t["issue"] = inst / (active_sms * clk * issue_rate)
     # one address serialises its updates: each (warp instruction, address) pair costs a fixed
     # time plus a time per lane it carries; the busiest address bounds the kernel
     # one sector's operations are applied one after another; lanes of one instruction on one
     # address add a step each (a float step costs more than an integer one)
-    busiest = max(((ops / gpu.atomic_same_address_per_s
-                    + lanes * gpu.atomic_lane_s * (1.0 if flt else gpu.atomic_int_lane_ratio))
-                   for ops, lanes, flt in counts.atomic_hot), default=0.0)
+    busiest = max(
+        (
+            (
+                ops / gpu.atomic_same_address_per_s
+                + lanes * gpu.atomic_lane_s * (1.0 if flt else gpu.atomic_int_lane_ratio)
+            )
+            for ops, lanes, flt in counts.atomic_hot
+        ),
+        default=0.0,
+    )
     t["atomics"] = max(counts.atomic_sectors / gpu.atomics_per_s, busiest)
     # Little's law: one warp's chain of waits, times the waves of resident warps
     ld_sec = m.get(M.GLOBAL_SECTORS["ld"], 0) * 32
     h1 = 1 - min(1.0, counts.l2_read_bytes / ld_sec) if ld_sec else 0.0
     fd = min(1.0, counts.dram_read_bytes / counts.l2_read_bytes) if counts.l2_read_bytes else 0.0
-    lat_glob = h1 * gpu.lat_l1_s + (1 - h1) * (fd * gpu.lat_dram_s * gpu.dram_latency_under_load
-                                               + (1 - fd) * gpu.lat_l2_s)
+    lat_glob = h1 * gpu.lat_l1_s + (1 - h1) * (
+        fd * gpu.lat_dram_s * gpu.dram_latency_under_load + (1 - fd) * gpu.lat_l2_s
+    )
     nwarps = counts.blocks * counts.warps_per_block
     lat_line, t_warp, t_barrier = {}, 0.0, 0.0
     iters = _line_iters(counts)
@@ -196,8 +210,11 @@ def bounds(counts, gpu, weights=None):
         if c.get(M.SHARED_INSTRUCTIONS["ld"], 0):
             one += gpu.lat_shared_s / unroll
         # a barrier waits for every warp of the block to arrive: longer with more warps
-        bar = ((gpu.barrier_cycles + gpu.barrier_cycles_per_warp * counts.warps_per_block) / clk
-               if info is not None and info.barrier else 0.0)
+        bar = (
+            (gpu.barrier_cycles + gpu.barrier_cycles_per_warp * counts.warps_per_block) / clk
+            if info is not None and info.barrier
+            else 0.0
+        )
         dep = info.dep_factor if info else 1.0
         # a block ends with its slowest warp: executions per warp among the warps that run it
         runs = c.get(WARPS_TOUCHING, nwarps) or nwarps
@@ -210,9 +227,20 @@ def bounds(counts, gpu, weights=None):
         t_barrier += per_warp * bar
     waves = math.ceil(counts.blocks / (bps * sms))
     t["latency"] = waves * t_warp
-    return dict(t=t, inst=inst, thr=thr, per_line_inst=per_line_inst, lat_line=lat_line,
-                t_warp=t_warp, t_barrier=t_barrier, waves=waves, blocks_per_sm=bps,
-                warps_per_sm=warps_per_sm, l2_bytes=l2_bytes, lat_glob=lat_glob)
+    return dict(
+        t=t,
+        inst=inst,
+        thr=thr,
+        per_line_inst=per_line_inst,
+        lat_line=lat_line,
+        t_warp=t_warp,
+        t_barrier=t_barrier,
+        waves=waves,
+        blocks_per_sm=bps,
+        warps_per_sm=warps_per_sm,
+        l2_bytes=l2_bytes,
+        lat_glob=lat_glob,
+    )
 
 
 def combine(t: dict, gpu) -> float:
@@ -222,7 +250,7 @@ def combine(t: dict, gpu) -> float:
     if not len(vals):
         return gpu.launch_s
     top = vals.max()
-    body = float(top * ((vals / top) ** p).sum() ** (1 / p))    # scaled: no underflow
+    body = float(top * ((vals / top) ** p).sum() ** (1 / p))  # scaled: no underflow
     return gpu.launch_s + body
 
 

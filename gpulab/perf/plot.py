@@ -1,5 +1,6 @@
 """The appendix figure: predicted vs measured kernel time on the H200, calibrate and held-out
 kernels marked apart, from ``benchmarks/results/perf_model.json``."""
+
 from __future__ import annotations
 
 from .. import results
@@ -25,13 +26,13 @@ def predicted_vs_measured(res: dict | None = None, ax=None, annotate: bool = Tru
     minimum size (``gpulab.plots.style.MIN_FONT_PT``)."""
     import matplotlib.pyplot as plt
     import numpy as np
+
     rows = validation_rows(res)
     style.apply()
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 5.6))
     if not rows:
-        ax.text(0.5, 0.5, "benchmarks/results/perf_model.json not found", ha="center",
-                transform=ax.transAxes)
+        ax.text(0.5, 0.5, "benchmarks/results/perf_model.json not found", ha="center", transform=ax.transAxes)
         return ax.figure
     meas = np.array([r["measured_us"] for r in rows])
     lo, hi = meas.min() / 2, meas.max() * 2
@@ -39,20 +40,33 @@ def predicted_vs_measured(res: dict | None = None, ax=None, annotate: bool = Tru
     ax.fill_between(xs, xs / 2, xs * 2, color="0.9", label="within 2x")
     ax.plot(xs, xs, color="0.4", lw=1, label="predicted = measured")
     summ = validation_summary(res) or {}
-    for role, look in (("calibrate", dict(marker="o", facecolors="C0", edgecolors="C0")),
-                        ("holdout", dict(marker="s", facecolors="none", edgecolors="C3"))):
+    for role, look in (
+        ("calibrate", dict(marker="o", facecolors="C0", edgecolors="C0")),
+        ("holdout", dict(marker="s", facecolors="none", edgecolors="C3")),
+    ):
         sel = [r for r in rows if r["role"] == role]
         if not sel:
             continue
         med = summ.get(role, {}).get("median_abs_error")
         label = f"{role} ({len(sel)} kernels" + (f", median error {med:.0%})" if med is not None else ")")
-        ax.scatter([r["measured_us"] for r in sel], [r["predicted_us"] for r in sel], s=28,
-                   label=label, zorder=3, **look)
+        ax.scatter(
+            [r["measured_us"] for r in sel],
+            [r["predicted_us"] for r in sel],
+            s=28,
+            label=label,
+            zorder=3,
+            **look,
+        )
         if annotate:
             for r in sel:
                 if abs(np.log(r["ratio"])) > np.log(1.35):
-                    ax.annotate(r["name"], (r["measured_us"], r["predicted_us"]), fontsize=style.MIN_FONT_PT,
-                                xytext=(4, -3), textcoords="offset points")
+                    ax.annotate(
+                        r["name"],
+                        (r["measured_us"], r["predicted_us"]),
+                        fontsize=style.MIN_FONT_PT,
+                        xytext=(4, -3),
+                        textcoords="offset points",
+                    )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)

@@ -6,6 +6,7 @@ grid-stride loop or a tile index behaves as in the full launch; counts are then 
 (blocks in the launch) / (blocks simulated). Race checks between blocks are switched off here
 (a prediction is not a checker: run ``gpulab.launch`` for that).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -18,7 +19,7 @@ from ..sim import memory as _memory
 from ..sim.layout import WARP, Layout
 from ..sim.runner import run as _run
 
-KEY = np.int64(1) << 40          # block * KEY + chunk: byte addresses stay below 2**40
+KEY = np.int64(1) << 40  # block * KEY + chunk: byte addresses stay below 2**40
 
 
 def sampled_layout(grid, block, block_ids) -> Layout:
@@ -64,21 +65,26 @@ class Recorder:
     bytes; atomics: addresses of global atomics, serialised steps of shared atomics."""
 
     def __init__(self):
-        self.arrays = {}          # name -> dict of _Keys and sizes
+        self.arrays = {}  # name -> dict of _Keys and sizes
         self.global_atomics = []  # (array name, flat elements, lanes per (warp, element))
-        self.atomic_sectors = 0   # (warp instruction, 32-byte sector) pairs
-        self.l1_lines = 0         # (warp instruction, 128-byte line) pairs of global accesses
+        self.atomic_sectors = 0  # (warp instruction, 32-byte sector) pairs
+        self.l1_lines = 0  # (warp instruction, 128-byte line) pairs of global accesses
         self.shared_atomic_steps = 0
         self.shared_atomic_warp_inst = 0
         self.static_shared = 0
-        self.line_warps = {}      # line -> which sampled warps executed it at least once
+        self.line_warps = {}  # line -> which sampled warps executed it at least once
 
     def _arr(self, a):
         rec = self.arrays.get(a.name)
         if rec is None:
-            rec = self.arrays[a.name] = {"nbytes": a._data.nbytes, "l1_sec": _Keys(),
-                                         "l1_64": _Keys(), "dram_ld": _Keys(), "dram_st": _Keys(),
-                                         "st_sec": 0}
+            rec = self.arrays[a.name] = {
+                "nbytes": a._data.nbytes,
+                "l1_sec": _Keys(),
+                "l1_64": _Keys(),
+                "dram_ld": _Keys(),
+                "dram_st": _Keys(),
+                "st_sec": 0,
+            }
         return rec
 
     def access(self, a, op, idx):
@@ -141,8 +147,12 @@ def _recording(rec: Recorder):
             if len(lanes):
                 full = self._full_index(res)
                 flat = np.ravel_multi_index(
-                    tuple(np.broadcast_to(i, mask.shape)[lanes] if np.ndim(i) else
-                          np.full(len(lanes), i) for i in full), self._data.shape)
+                    tuple(
+                        np.broadcast_to(i, mask.shape)[lanes] if np.ndim(i) else np.full(len(lanes), i)
+                        for i in full
+                    ),
+                    self._data.shape,
+                )
                 rec.atomic(self, flat.astype(np.int64), lanes)
         return orig_atomic(self, op, idx, *vals)
 
@@ -171,20 +181,17 @@ def _recording(rec: Recorder):
         S._shared, C.stmt = orig_shared, orig_stmt
 
 
-def simulate(kernel, grid, block, args, block_ids, *, shared_bytes=0, timeout_s=60.0,
-             max_steps=50_000_000):
+def simulate(kernel, grid, block, args, block_ids, *, shared_bytes=0, timeout_s=60.0, max_steps=50_000_000):
     """Run the sampled blocks on the simulator; (Context, Recorder). Arrays in ``args`` are
     written by the kernel: pass copies."""
     lay = sampled_layout(grid, block, block_ids)
     rec = Recorder()
     with _recording(rec):
-        ctx = _run(kernel, lay, args, shared_bytes=shared_bytes, max_steps=max_steps,
-                   timeout_s=timeout_s)
+        ctx = _run(kernel, lay, args, shared_bytes=shared_bytes, max_steps=max_steps, timeout_s=timeout_s)
     return ctx, rec
 
 
-def choose_blocks(total_blocks: int, k: int, offset: int = 0, stride: int = 1,
-                  seed: int = 0) -> np.ndarray:
+def choose_blocks(total_blocks: int, k: int, offset: int = 0, stride: int = 1, seed: int = 0) -> np.ndarray:
     """``k`` block indices, one drawn at random from each of ``k * stride`` equal strata of
     [0, total_blocks - 1), taking strata ``offset, offset + stride, ...`` (so two calls with
     offsets 0 and 1 give two independent, interleaved half-samples). Random positions avoid

@@ -13,6 +13,7 @@ The latency side: inside one straight run of statements, a statement waits only 
 statements whose results it reads, so independent statements overlap (instruction-level
 parallelism). Each line gets ``dep_factor`` = critical path / sum of latencies of its run.
 """
+
 from __future__ import annotations
 
 import ast
@@ -20,17 +21,36 @@ import linecache
 
 import numpy as np
 
-FEATURES = ("ops", "divmod", "cmp", "gmem", "smem", "index", "call", "const", "branch", "iter",
-            "warp")
+FEATURES = ("ops", "divmod", "cmp", "gmem", "smem", "index", "call", "const", "branch", "iter", "warp")
 
 # Fitted by benchmarks/perf_model.py predict (perf_model.json["calibration"]["weights"]).
 WEIGHTS = {
-    "ops": 0.894, "divmod": 9.914, "cmp": 1.541, "gmem": 8.719, "smem": 2.344, "index":
-    1.429, "call": 0.815, "const": 0.257, "branch": 1.147, "iter": 5.255, "warp": 10.045,
+    "ops": 0.894,
+    "divmod": 9.914,
+    "cmp": 1.541,
+    "gmem": 8.719,
+    "smem": 2.344,
+    "index": 1.429,
+    "call": 0.815,
+    "const": 0.257,
+    "branch": 1.147,
+    "iter": 5.255,
+    "warp": 10.045,
 }
 
-_CAST_NAMES = {"float32", "float64", "int32", "int64", "uint32", "uint8", "float16", "int8",
-               "float", "int", "bool"}
+_CAST_NAMES = {
+    "float32",
+    "float64",
+    "int32",
+    "int64",
+    "uint32",
+    "uint8",
+    "float16",
+    "int8",
+    "float",
+    "int",
+    "bool",
+}
 
 
 class LineInfo:
@@ -38,11 +58,11 @@ class LineInfo:
 
     def __init__(self, line, features, body_line=None, barrier=False):
         self.line = line
-        self.features = features          # dict feature -> count (per execution)
-        self.body_line = body_line        # first line of the loop body, for loop headers
+        self.features = features  # dict feature -> count (per execution)
+        self.body_line = body_line  # first line of the loop body, for loop headers
         self.barrier = barrier
         self.dep_factor = 1.0
-        self.unroll_trip = 1              # > 1 inside a loop the compiler unrolls
+        self.unroll_trip = 1  # > 1 inside a loop the compiler unrolls
 
     def omega(self, weights=None):
         """SASS instructions per execution of this line from its source alone (memory
@@ -71,17 +91,20 @@ def _features(stmt):
                 if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)) and not _pow2(node.right):
                     f["divmod"] += 1
                 elif isinstance(node.op, (ast.Add, ast.Sub)) and any(
-                        isinstance(s, ast.BinOp) and isinstance(s.op, ast.Mult)
-                        for s in (node.left, node.right)):
-                    pass                      # fused into the multiply's FMA
+                    isinstance(s, ast.BinOp) and isinstance(s.op, ast.Mult) for s in (node.left, node.right)
+                ):
+                    pass  # fused into the multiply's FMA
                 else:
                     f["ops"] += 1
             elif isinstance(node, ast.AugAssign):
                 if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and not _pow2(node.value):
                     f["divmod"] += 1
-                elif not (isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.value, ast.BinOp)
-                          and isinstance(node.value.op, ast.Mult)):
-                    f["ops"] += 1          # acc += a * b is one FMA: the multiply counts it
+                elif not (
+                    isinstance(node.op, (ast.Add, ast.Sub))
+                    and isinstance(node.value, ast.BinOp)
+                    and isinstance(node.value.op, ast.Mult)
+                ):
+                    f["ops"] += 1  # acc += a * b is one FMA: the multiply counts it
             elif isinstance(node, ast.Compare):
                 f["cmp"] += len(node.ops)
             elif isinstance(node, ast.BoolOp):
@@ -92,10 +115,11 @@ def _features(stmt):
                 sl = node.slice
                 dims = len(sl.elts) if isinstance(sl, ast.Tuple) else 1
                 if not (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"):
-                    f["index"] += dims     # memory instructions themselves: from the counters
+                    f["index"] += dims  # memory instructions themselves: from the counters
             elif isinstance(node, ast.Call):
-                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
-                    node.func, "id", "")
+                name = (
+                    node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                )
                 if name in ("syncthreads", "syncwarp"):
                     barrier = name == "syncthreads"
                     f["call"] += 1
@@ -112,8 +136,12 @@ def _features(stmt):
 
 def _pow2(node):
     """A literal power of two (x // 2, i % 32 compile to shifts and masks, not divisions)."""
-    return (isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value > 0
-            and node.value & (node.value - 1) == 0)
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int)
+        and node.value > 0
+        and node.value & (node.value - 1) == 0
+    )
 
 
 def _names(expr_nodes, ctx_type):
@@ -127,9 +155,12 @@ def _names(expr_nodes, ctx_type):
 
 def _reads_writes(stmt):
     if isinstance(stmt, (ast.If, ast.While, ast.For)):
-        reads = _names([stmt], ast.Load)        # its body reads them too
-        reads |= {n.target.id for n in ast.walk(stmt)
-                  if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+        reads = _names([stmt], ast.Load)  # its body reads them too
+        reads |= {
+            n.target.id
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
+        }
         writes = set()
         for n in ast.walk(stmt):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
@@ -159,15 +190,20 @@ def _const_int(node, glb):
 def _unrolled(stmt, glb):
     """A ``for ... in range(constants)`` loop: the compiler unrolls it (no counter, no branch)."""
     it = stmt.iter
-    return (isinstance(it, ast.Call) and getattr(it.func, "id", getattr(it.func, "attr", "")) == "range"
-            and all(_const_int(a, glb) for a in it.args))
+    return (
+        isinstance(it, ast.Call)
+        and getattr(it.func, "id", getattr(it.func, "attr", "")) == "range"
+        and all(_const_int(a, glb) for a in it.args)
+    )
 
 
 def _trip(stmt, glb):
     """Trip count of an unrolled ``for ... in range(constants)`` loop (1 if it cannot tell)."""
     try:
-        args = [eval(compile(ast.Expression(a), "<trip>", "eval"), {"__builtins__": {}}, dict(glb))
-                for a in stmt.iter.args]
+        args = [
+            eval(compile(ast.Expression(a), "<trip>", "eval"), {"__builtins__": {}}, dict(glb))
+            for a in stmt.iter.args
+        ]
         return max(1, len(range(*args)))
     except Exception:  # noqa: BLE001 - any doubt: no overlap assumed
         return 1
@@ -190,7 +226,7 @@ def analyse(filename: str, glb: dict | None = None) -> dict:
         for stmt in body:
             f, barrier = _features(stmt)
             if unrolled:
-                f["index"] = 0          # unrolled: addresses become immediate offsets
+                f["index"] = 0  # unrolled: addresses become immediate offsets
             body_line = None
             if isinstance(stmt, (ast.For, ast.While)) and stmt.body:
                 body_line = stmt.body[0].lineno
@@ -247,8 +283,19 @@ def dependency_factors(filename: str, infos: dict, latency: dict) -> None:
     run(tree.body)
 
 
-PRIOR = {"ops": 1.0, "divmod": 10.0, "cmp": 1.5, "gmem": 4.0, "smem": 2.0, "index": 1.0,
-         "call": 2.0, "const": 0.5, "branch": 1.5, "iter": 4.0, "warp": 10.0}
+PRIOR = {
+    "ops": 1.0,
+    "divmod": 10.0,
+    "cmp": 1.5,
+    "gmem": 4.0,
+    "smem": 2.0,
+    "index": 1.0,
+    "call": 2.0,
+    "const": 0.5,
+    "branch": 1.5,
+    "iter": 4.0,
+    "warp": 10.0,
+}
 
 
 def fit(A, b, prior=PRIOR, strength=0.2):

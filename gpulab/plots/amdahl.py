@@ -1,4 +1,5 @@
 """Figures for chapter 10: Amdahl curves, Gustafson, fits to measurements, scaling out."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -8,8 +9,15 @@ from gpulab.models import amdahl as A
 from gpulab.models import comms as C
 from gpulab.plots.style import MIN_FONT_PT, log_tick_labels
 
-__all__ = ["speedup_curves", "amdahl_vs_gustafson", "fit_plot", "allreduce_vs_size", "stall_shares",
-           "scaling_plot", "draw_speedup"]
+__all__ = [
+    "speedup_curves",
+    "amdahl_vs_gustafson",
+    "fit_plot",
+    "allreduce_vs_size",
+    "stall_shares",
+    "scaling_plot",
+    "draw_speedup",
+]
 
 
 def draw_speedup(ax, f: float, p_max: int = 1024, mark_p: float | None = None, label=None):
@@ -21,8 +29,9 @@ def draw_speedup(ax, f: float, p_max: int = 1024, mark_p: float | None = None, l
     if mark_p is not None:
         s = A.speedup(f, mark_p)
         ax.plot([mark_p], [s], "o", color=line.get_color())
-        ax.annotate(f"S({mark_p:g}) = {s:.1f}", (mark_p, s), textcoords="offset points",
-                    xytext=(6, -12), fontsize=9)
+        ax.annotate(
+            f"S({mark_p:g}) = {s:.1f}", (mark_p, s), textcoords="offset points", xytext=(6, -12), fontsize=9
+        )
     return line
 
 
@@ -86,8 +95,13 @@ def fit_plot(fit: A.AmdahlFit, ps, times, used=None, ax=None, unit: str = "ms"):
     return ax
 
 
-def allreduce_vs_size(p: int, alpha: float, links=("PCIe 5.0 x16", "NVLink 4 (H100/H200 SXM)"),
-                      ax=None, alpha_source: str = "measured"):
+def allreduce_vs_size(
+    p: int,
+    alpha: float,
+    links=("PCIe 5.0 x16", "NVLink 4 (H100/H200 SXM)"),
+    ax=None,
+    alpha_source: str = "measured",
+):
     """All-reduce time against message size, ring and binomial tree, for each named link; the
     title says where ``alpha`` (seconds per step) comes from."""
     if ax is None:
@@ -96,8 +110,13 @@ def allreduce_vs_size(p: int, alpha: float, links=("PCIe 5.0 x16", "NVLink 4 (H1
     for k, name in enumerate(links):
         B = C.LINKS[name].per_direction
         ax.plot(n, [C.ring_allreduce(p, x, alpha, B) for x in n], color=f"C{k}", label=f"ring, {name}")
-        ax.plot(n, [C.tree_allreduce(p, x, alpha, B) for x in n], color=f"C{k}", ls=":",
-                label=f"binomial tree, {name}")
+        ax.plot(
+            n,
+            [C.tree_allreduce(p, x, alpha, B) for x in n],
+            color=f"C{k}",
+            ls=":",
+            label=f"binomial tree, {name}",
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("bytes all-reduced")
@@ -133,11 +152,22 @@ def launch_chain(rows, k_key: str = "k", ax=None):
         _, ax = plt.subplots(figsize=(6.6, 4))
     n = np.array([r["n"] for r in rows])
     k = np.array([r[k_key] for r in rows])
-    ax.plot(n, np.array([r["numba_unfused_s"] for r in rows]) / k * 1e6, "o-", label="numba, one launch per step")
+    ax.plot(
+        n, np.array([r["numba_unfused_s"] for r in rows]) / k * 1e6, "o-", label="numba, one launch per step"
+    )
     if "torch_unfused_s" in rows[0]:
-        ax.plot(n, np.array([r["torch_unfused_s"] for r in rows]) / k * 1e6, "s-",
-                label="torch, two small ops per step")
-    ax.plot(n, np.array([r["numba_fused_s"] for r in rows]) / k * 1e6, "^-", label="numba, all steps fused in one launch")
+        ax.plot(
+            n,
+            np.array([r["torch_unfused_s"] for r in rows]) / k * 1e6,
+            "s-",
+            label="torch, two small ops per step",
+        )
+    ax.plot(
+        n,
+        np.array([r["numba_fused_s"] for r in rows]) / k * 1e6,
+        "^-",
+        label="numba, all steps fused in one launch",
+    )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("array elements n")
@@ -154,10 +184,14 @@ def stall_shares(res: dict, top: int = 4, ax=None):
     reasons stacked and the rest as "other"; the reason each kernel was built for is named."""
     kernels = (res or {}).get("kernels")
     if not kernels:
-        raise ValueError("stall_shares needs benchmarks/results/stall_reasons.json's dict (key "
-                         "'kernels'); run python benchmarks/ncu_runs.py stalls on a GPU with ncu")
+        raise ValueError(
+            "stall_shares needs benchmarks/results/stall_reasons.json's dict (key "
+            "'kernels'); run python benchmarks/ncu_runs.py stalls on a GPU with ncu"
+        )
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.3, 0.9 * len(kernels) + 1.8))   # tick labels stick out: stays in the column
+        _, ax = plt.subplots(
+            figsize=(6.3, 0.9 * len(kernels) + 1.8)
+        )  # tick labels stick out: stays in the column
     names = list(kernels)
     reasons = []
     for k in names:
@@ -168,15 +202,23 @@ def stall_shares(res: dict, top: int = 4, ax=None):
     left = np.zeros(len(names))
     palette = [c for i, c in enumerate(plt.cm.tab10.colors) if i != 7] + list(plt.cm.Set2.colors)  # no grey
     for j, r in enumerate(reasons + ["other"]):
-        w = np.array([(1.0 - sum((kernels[k]["share_of_stalls"].get(x) or 0) for x in reasons
-                                 if x != "selected")) if r == "other"
-                      else (kernels[k]["share_of_stalls"].get(r) or 0) for k in names])
+        w = np.array(
+            [
+                (1.0 - sum((kernels[k]["share_of_stalls"].get(x) or 0) for x in reasons if x != "selected"))
+                if r == "other"
+                else (kernels[k]["share_of_stalls"].get(r) or 0)
+                for k in names
+            ]
+        )
         w = np.clip(w, 0, None)
         color = "0.85" if r == "other" else palette[j % len(palette)]
         ax.barh(names, w, left=left, color=color, label=r.replace("_", " "))
         left += w
-    ax.set_yticks(range(len(names)), [f"{k}\n(built for {kernels[k]['built_for'].replace('_', ' ')})"
-                                      for k in names], fontsize=MIN_FONT_PT)
+    ax.set_yticks(
+        range(len(names)),
+        [f"{k}\n(built for {kernels[k]['built_for'].replace('_', ' ')})" for k in names],
+        fontsize=MIN_FONT_PT,
+    )
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of stall cycles per issued instruction (Nsight Compute warp state)")

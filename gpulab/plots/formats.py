@@ -1,4 +1,5 @@
 """Figures for number formats: bit layouts, ranges, dot-product error against K, FP8 scaling."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -7,7 +8,7 @@ import numpy as np
 from gpulab.models import formats as F
 from gpulab.plots.style import MIN_FONT_PT
 
-WIDTH_IN = 6.7      # the book's text column (676 CSS px = 6.76 in at 100 dpi): figures are no wider
+WIDTH_IN = 6.7  # the book's text column (676 CSS px = 6.76 in at 100 dpi): figures are no wider
 
 
 def plain_log_ticks(ax):
@@ -21,6 +22,7 @@ def plain_log_ticks(ax):
             axis.set_minor_formatter(NullFormatter())
     return ax
 
+
 _COLORS = {"sign": "#d62728", "exponent": "#1f77b4", "mantissa": "#2ca02c", "int": "#9467bd"}
 
 
@@ -31,8 +33,11 @@ def bit_layout(names=None, ax=None):
         _, ax = plt.subplots(figsize=(WIDTH_IN, 0.45 * len(names) + 0.9))
     for y, n in enumerate(names):
         f = F.get(n)
-        parts = ([("int", 8)] if f.kind == "int"
-                 else [("sign", 1), ("exponent", f.exp_bits), ("mantissa", f.man_bits)])
+        parts = (
+            [("int", 8)]
+            if f.kind == "int"
+            else [("sign", 1), ("exponent", f.exp_bits), ("mantissa", f.man_bits)]
+        )
         x0 = 0
         for part, w in parts:
             ax.barh(y, w, left=x0, color=_COLORS[part], edgecolor="white")
@@ -43,8 +48,7 @@ def bit_layout(names=None, ax=None):
     ax.invert_yaxis()
     ax.set_xlabel("bits")
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in _COLORS.values()]
-    ax.legend(handles, ["sign", "exponent", "mantissa", "integer (two's complement)"],
-              loc="lower right")
+    ax.legend(handles, ["sign", "exponent", "mantissa", "integer (two's complement)"], loc="lower right")
     ax.set_title("bit layouts (tf32 is 19 bits kept in a 32-bit register)")
     return ax
 
@@ -100,10 +104,17 @@ def scaling_error(x, fmt="fp8_e4m3", ax=None):
     scaled, s = F.quantize_scaled(x, fmt)
     if ax is None:
         _, ax = plt.subplots(figsize=(WIDTH_IN, 4))
-    ax.loglog(np.abs(x), np.maximum(np.abs(raw - x) / np.abs(x), 1e-6), ".", ms=3,
-              label="unscaled", alpha=0.6)
-    ax.loglog(np.abs(x), np.maximum(np.abs(scaled - x) / np.abs(x), 1e-6), ".", ms=3,
-              label=f"scaled by amax (scale = {s:.3g})", alpha=0.6)
+    ax.loglog(
+        np.abs(x), np.maximum(np.abs(raw - x) / np.abs(x), 1e-6), ".", ms=3, label="unscaled", alpha=0.6
+    )
+    ax.loglog(
+        np.abs(x),
+        np.maximum(np.abs(scaled - x) / np.abs(x), 1e-6),
+        ".",
+        ms=3,
+        label=f"scaled by amax (scale = {s:.3g})",
+        alpha=0.6,
+    )
     ax.axhline(F.get(fmt).unit_roundoff, color="k", lw=0.8, ls=":", label="unit roundoff")
     ax.set_xlabel("|x|")
     ax.set_ylabel("relative error (floored at 1e-6)")

@@ -1,4 +1,5 @@
 """Figures for chapter 01: constant-factor parallelism, latency hiding, bytes in flight."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -26,8 +27,15 @@ def constant_factors(workers=(1, 1000), n_max: float = 1e7, ax=None):
     return ax.figure
 
 
-def latency_hiding(latencies=(100, 400, 800), compute_cycles: int = 20, max_warps: int = 64,
-                   ax=None, simulate: bool = True, hw_limit: int | None = None, labels=None):
+def latency_hiding(
+    latencies=(100, 400, 800),
+    compute_cycles: int = 20,
+    max_warps: int = 64,
+    ax=None,
+    simulate: bool = True,
+    hw_limit: int | None = None,
+    labels=None,
+):
     """Issue-slot utilization of ONE warp scheduler vs the warps it holds: closed form (lines)
     and the cycle-level simulation (dots) for several latencies (cycles). ``hw_limit`` draws the
     most warps one scheduler can hold; ``labels`` names the latencies (e.g. "L2")."""
@@ -37,11 +45,15 @@ def latency_hiding(latencies=(100, 400, 800), compute_cycles: int = 20, max_warp
     for i, L in enumerate(latencies):
         u = [lat.utilization(k, compute_cycles, L) for k in w]
         name = f"{labels[i]}: " if labels else ""
-        line, = ax.plot(w, u, label=f"{name}L = {L:.0f} cycles")
+        (line,) = ax.plot(w, u, label=f"{name}L = {L:.0f} cycles")
         if simulate:
             ws = w[::4]
-            sim = [lat.simulate_issue(int(k), compute_cycles, int(round(L)),
-                                      6 * (compute_cycles + int(round(L)))) for k in ws]
+            sim = [
+                lat.simulate_issue(
+                    int(k), compute_cycles, int(round(L)), 6 * (compute_cycles + int(round(L)))
+                )
+                for k in ws
+            ]
             ax.plot(ws, sim, "o", ms=3, color=line.get_color())
     if hw_limit:
         ax.axvline(hw_limit, color="k", ls=":", label=f"most warps one scheduler holds ({hw_limit})")
@@ -54,16 +66,19 @@ def latency_hiding(latencies=(100, 400, 800), compute_cycles: int = 20, max_warp
     return ax.figure
 
 
-def bandwidth_vs_warps(spec=lat.H200, latency: float = 700e-9, sizes=(4, 8, 16),
-                       requests_per_warp: int = 1, ax=None):
+def bandwidth_vs_warps(
+    spec=lat.H200, latency: float = 700e-9, sizes=(4, 8, 16), requests_per_warp: int = 1, ax=None
+):
     """Little's law read backwards: DRAM bandwidth reachable with W warps per SM, one
     `requests_per_warp` loads of 32 lanes × `sizes` bytes each, capped at the datasheet peak."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4))
     w = np.arange(1, spec.max_warps_per_sm + 1)
     for s in sizes:
-        bw = [lat.achievable_bandwidth(k, latency, spec.n_sm, 32 * s, spec.bandwidth,
-                                       requests_per_warp) for k in w]
+        bw = [
+            lat.achievable_bandwidth(k, latency, spec.n_sm, 32 * s, spec.bandwidth, requests_per_warp)
+            for k in w
+        ]
         ax.plot(w, np.array(bw) / 1e12, label=f"{s}-byte loads ({32 * s} B per warp request)")
     ax.axhline(spec.bandwidth / 1e12, color="k", ls=":", label="datasheet peak")
     ax.set_xlabel("resident warps per SM (one load in flight each)")

@@ -1,6 +1,7 @@
 """Figures for chapter 02: a launch folded into blocks and warps, and which thread of which
 block and warp handled each element of an image. Both draw what a kernel run recorded
 (:mod:`gpulab.kernels.indexing`), not a formula."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -20,39 +21,54 @@ def fold(n: int, block: int, result: dict | None = None, ax=None, backend: str =
     state = r["state"]
     grid, width = state.shape
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.6, 1.6 + grid * 0.45))   # the column's width
+        _, ax = plt.subplots(figsize=(6.6, 1.6 + grid * 0.45))  # the column's width
     cmap = ListedColormap(["white", "#5aae61", "#f1a340"])
     ax.imshow(state, cmap=cmap, vmin=0, vmax=2, aspect="auto", interpolation="nearest")
     for w in range(0, width + 1, 32):
         ax.axvline(w - 0.5, color="k", lw=1.5)
     for b in range(grid + 1):
         ax.axhline(b - 0.5, color="k", lw=0.8)
-    ax.set_xticks(np.arange(0, width, 32) + 15.5,
-                  [f"warp {w}" for w in range(width // 32)])
+    ax.set_xticks(np.arange(0, width, 32) + 15.5, [f"warp {w}" for w in range(width // 32)])
     ax.set_yticks(range(grid), [f"block {b}" for b in range(grid)])
     ax.tick_params(length=0)
-    step = 8 if width <= 64 else 16   # lane numbers at MIN_FONT_PT need ~5 lanes of room
+    step = 8 if width <= 64 else 16  # lane numbers at MIN_FONT_PT need ~5 lanes of room
     for b in range(grid):
         for t in range(0, width, step):
             ax.text(t, b, str(t), ha="center", va="center", fontsize=MIN_FONT_PT)
-    ax.set_title(f"n = {n} elements, {block} threads per block -> grid of {grid} blocks, "
-                 f"{grid * (width // 32)} warps")
-    ax.legend(handles=[Patch(color="#5aae61", label="works (i < n)"),
-                       Patch(color="#f1a340", label="launched, idle (i >= n)"),
-                       Patch(facecolor="white", edgecolor="k", label="lane not in the block")],
-              loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, fontsize=MIN_FONT_PT, frameon=False)
+    ax.set_title(
+        f"n = {n} elements, {block} threads per block -> grid of {grid} blocks, {grid * (width // 32)} warps"
+    )
+    ax.legend(
+        handles=[
+            Patch(color="#5aae61", label="works (i < n)"),
+            Patch(color="#f1a340", label="launched, idle (i >= n)"),
+            Patch(facecolor="white", edgecolor="k", label="lane not in the block"),
+        ],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.12),
+        ncol=3,
+        fontsize=MIN_FONT_PT,
+        frameon=False,
+    )
     return ax.figure
 
 
-def owners(width: int, height: int, block, result: dict | None = None, ax=None,
-           labels: bool | None = None, backend: str = "sim"):
+def owners(
+    width: int,
+    height: int,
+    block,
+    result: dict | None = None,
+    ax=None,
+    labels: bool | None = None,
+    backend: str = "sim",
+):
     """Every launched thread of a 2-D launch as one cell at its (x, y): colour = its block,
     shade = its warp within the block, hatched = outside the image (idle behind the guard).
     Each warp is labelled "block:warp" at the centre of its threads where the label fits."""
     r = result or ix.owners_2d(width, height, block, backend=backend)
     bid, warp, inside = r["block_id"], r["warp"], r["inside"]
     H, W = bid.shape
-    cell = min(5.6 / W, 6.0 / H)   # inches per thread: the figure fits the column
+    cell = min(5.6 / W, 6.0 / H)  # inches per thread: the figure fits the column
     if ax is None:
         _, ax = plt.subplots(figsize=(1.3 + W * cell, 1.2 + H * cell))
     base = plt.get_cmap("tab10")(bid % 10)[..., :3]
@@ -68,8 +84,7 @@ def owners(width: int, height: int, block, result: dict | None = None, ax=None,
     ax.add_patch(Rectangle((-0.5, -0.5), width, height, fill=False, ec="red", lw=2))
     out = np.argwhere(inside == 0)
     for y, x in out:
-        ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, hatch="///", lw=0,
-                               ec="grey"))
+        ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, hatch="///", lw=0, ec="grey"))
     # one "block:warp" label per warp, at the centre of its threads, where it fits at
     # MIN_FONT_PT (digits ~0.08 in, the colon ~0.04 in)
     groups = {}
@@ -82,12 +97,21 @@ def owners(width: int, height: int, block, result: dict | None = None, ax=None,
     if labels:
         for (b, w), pts in groups.items():
             xs, ys = zip(*pts)
-            ax.text(np.mean(xs), np.mean(ys), f"{b}:{w}", ha="center", va="center",
-                    fontsize=MIN_FONT_PT, bbox=dict(boxstyle="round,pad=0.15", fc="white",
-                                                    ec="none", alpha=0.8))
+            ax.text(
+                np.mean(xs),
+                np.mean(ys),
+                f"{b}:{w}",
+                ha="center",
+                va="center",
+                fontsize=MIN_FONT_PT,
+                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8),
+            )
     ax.set_xlabel("x (threadIdx.x direction, columns)")
     ax.set_ylabel("y (rows)")
     gx, gy = r["grid"]
-    ax.set_title(f"{width} x {height} image, block ({bx}, {by}), grid ({gx}, {gy}): "
-                 f"{int((inside == 0).sum())} idle threads (hatched)", fontsize=10)
+    ax.set_title(
+        f"{width} x {height} image, block ({bx}, {by}), grid ({gx}, {gy}): "
+        f"{int((inside == 0).sum())} idle threads (hatched)",
+        fontsize=10,
+    )
     return ax.figure

@@ -1,5 +1,6 @@
 """Figures for chapter 03: one warp's active-mask timeline (from ``rep.mask_history``),
 efficiency per condition, and GPU time against the number of divergent paths."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -28,43 +29,65 @@ def mask_timeline(rep, ax=None, title: str | None = None, max_steps: int = 120):
     lines = [ln for ln, _ in hist]
     src = {ln: rep.lines[ln].source.strip() for ln in dict.fromkeys(lines) if ln in rep.lines}
     listing = None
-    if ax is None:   # the column's width; the source listing gets a panel of its own below
+    if ax is None:  # the column's width; the source listing gets a panel of its own below
         n_src = max(len(src), 1)
         fig, (top, ax, listing) = plt.subplots(
-            3, 1, figsize=(6.6, 4.6 + 0.19 * n_src),
-            gridspec_kw={"height_ratios": [1, 3, 0.19 * n_src / 0.95]})
+            3,
+            1,
+            figsize=(6.6, 4.6 + 0.19 * n_src),
+            gridspec_kw={"height_ratios": [1, 3, 0.19 * n_src / 0.95]},
+        )
         ax.sharex(top)
     else:
         fig, top = ax.figure, None
     active = mat.sum(axis=0)
     if top is not None:
-        top.bar(np.arange(steps), active, color=["#1b7837" if a == WARP else "#d6604d"
-                                                   for a in active])
+        top.bar(np.arange(steps), active, color=["#1b7837" if a == WARP else "#d6604d" for a in active])
         top.set_ylim(0, WARP + 2)
         top.set_ylabel("active")
         top.axhline(WARP, color="k", lw=0.5)
         eff = active.mean() / WARP
-        top.set_title(title or f"warp {rep.traced_warp[1]} of block {rep.traced_warp[0]}: "
-                               f"{steps} statements, average {eff:.0%} of lanes active")
-    ax.imshow(mat, aspect="auto", cmap="Greys", vmin=0, vmax=1.4, interpolation="nearest",
-              origin="lower")
+        top.set_title(
+            title
+            or f"warp {rep.traced_warp[1]} of block {rep.traced_warp[0]}: "
+            f"{steps} statements, average {eff:.0%} of lanes active"
+        )
+    ax.imshow(mat, aspect="auto", cmap="Greys", vmin=0, vmax=1.4, interpolation="nearest", origin="lower")
     ax.set_ylabel("lane")
     ax.set_yticks([0, 8, 16, 24, 31])
-    every = max(1, -(-steps // 36))   # at most 36 labels fit the column at MIN_FONT_PT
+    every = max(1, -(-steps // 36))  # at most 36 labels fit the column at MIN_FONT_PT
     ticks = list(range(0, steps, every))
     ax.set_xticks(ticks, [str(lines[i]) for i in ticks], rotation=90 if len(ticks) > 16 else 0)
     if top is not None:
         top.tick_params(labelbottom=False)
-    ax.set_xlabel("statements in execution order (source line"
-                  + (f", every {every}th labelled)" if every > 1 else ")"))
+    ax.set_xlabel(
+        "statements in execution order (source line" + (f", every {every}th labelled)" if every > 1 else ")")
+    )
     text = "\n".join(f"line {ln:>3}: {s[:58]}" for ln, s in src.items())
     if listing is not None:
         listing.axis("off")
-        listing.text(0.0, 1.0, text, transform=listing.transAxes, va="top", ha="left",
-                     family="monospace", fontsize=MIN_FONT_PT, linespacing=1.25)
+        listing.text(
+            0.0,
+            1.0,
+            text,
+            transform=listing.transAxes,
+            va="top",
+            ha="left",
+            family="monospace",
+            fontsize=MIN_FONT_PT,
+            linespacing=1.25,
+        )
     else:
-        ax.text(1.01, 1.0, text, transform=ax.transAxes, va="top", ha="left",
-                fontsize=MIN_FONT_PT, family="monospace")
+        ax.text(
+            1.01,
+            1.0,
+            text,
+            transform=ax.transAxes,
+            va="top",
+            ha="left",
+            fontsize=MIN_FONT_PT,
+            family="monospace",
+        )
     fig.tight_layout()
     return fig
 
@@ -101,29 +124,41 @@ def paths_timing(data: dict, ax=None):
     rows = data["rows"]
     for iters in sorted({r["iters"] for r in rows}):
         for mode, style in (("divergent", "o-"), ("uniform", "s--")):
-            rs = sorted((r for r in rows if r["iters"] == iters and r["mode"] == mode),
-                        key=lambda r: r["paths"])
-            ax.plot([r["paths"] for r in rs], [r["ratio_to_1_path"] for r in rs], style,
-                    label=f"{mode}, {iters}-iteration body, CUDA events (includes the launch path)")
+            rs = sorted(
+                (r for r in rows if r["iters"] == iters and r["mode"] == mode), key=lambda r: r["paths"]
+            )
+            ax.plot(
+                [r["paths"] for r in rs],
+                [r["ratio_to_1_path"] for r in rs],
+                style,
+                label=f"{mode}, {iters}-iteration body, CUDA events (includes the launch path)",
+            )
     for iters in sorted({r["iters"] for r in (data.get("ncu") or {}).get("rows") or []}):
-        rs = sorted((r for r in data["ncu"]["rows"] if r["iters"] == iters
-                     and r.get("mode") == "divergent"), key=lambda r: r["paths"])
-        if rs and rs[0]["paths"] == 1:   # the kernel's own time, the primary figure
+        rs = sorted(
+            (r for r in data["ncu"]["rows"] if r["iters"] == iters and r.get("mode") == "divergent"),
+            key=lambda r: r["paths"],
+        )
+        if rs and rs[0]["paths"] == 1:  # the kernel's own time, the primary figure
             t1 = rs[0]["gpu__time_duration.sum"]
-            ax.plot([r["paths"] for r in rs], [r["gpu__time_duration.sum"] / t1 for r in rs], "D-",
-                    color="black", lw=2,
-                    label=f"divergent, {iters}-iteration body, kernel time (Nsight Compute)")
+            ax.plot(
+                [r["paths"] for r in rs],
+                [r["gpu__time_duration.sum"] / t1 for r in rs],
+                "D-",
+                color="black",
+                lw=2,
+                label=f"divergent, {iters}-iteration body, kernel time (Nsight Compute)",
+            )
     p = np.array([1, 32])
     ax.plot(p, p, "k:", lw=1, label="model, paths of equal length: T_warp = P x T_path")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
-    plain = FuncFormatter(lambda v, _: f"{v:g}")   # 1, 2, 4 ... (no small superscripts)
+    plain = FuncFormatter(lambda v, _: f"{v:g}")  # 1, 2, 4 ... (no small superscripts)
     ax.xaxis.set_major_formatter(plain)
     ax.yaxis.set_major_formatter(plain)
     ax.set_xlabel("distinct paths per warp P")
     ax.set_ylabel("time / time with 1 path")
     ax.set_title(f"{data.get('device', 'GPU')}: time against divergent paths")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.14), frameon=False)   # below, off the lines
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.14), frameon=False)  # below, off the lines
     ax.figure.tight_layout()
     return ax.figure

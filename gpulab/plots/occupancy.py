@@ -1,5 +1,6 @@
 """Figures for chapter 04: the SM's sub-partitions, occupancy staircases, latency hiding with
 ILP, and the tail effect. Every number drawn comes from :mod:`gpulab.models.occupancy`."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -14,7 +15,7 @@ def sm_diagram(ax=None):
     """Schematic Hopper SM (H100 whitepaper): 4 sub-partitions, each with a warp scheduler,
     dispatch, a 16K x 32-bit register file and its own INT32/FP32/FP64/tensor/LD-ST/SFU units;
     one L1 data cache / shared memory for the whole SM."""
-    if ax is None:   # the column's width; every label at MIN_FONT_PT or larger
+    if ax is None:  # the column's width; every label at MIN_FONT_PT or larger
         _, ax = plt.subplots(figsize=(6.6, 6.2))
     ax.set_xlim(0, 100)
     ax.set_ylim(0, 82)
@@ -22,12 +23,10 @@ def sm_diagram(ax=None):
 
     def box(x, y, w, h, text, color):
         ax.add_patch(Rectangle((x, y), w, h, facecolor=color, edgecolor="k", lw=0.6))
-        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=MIN_FONT_PT,
-                linespacing=1.1)
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=MIN_FONT_PT, linespacing=1.1)
 
     ax.add_patch(Rectangle((0.5, 0.5), 99, 81, fill=False, lw=1.5))
-    ax.text(50, 78.5, "one SM (Hopper, compute capability 9.0)", ha="center", fontsize=10,
-            weight="bold")
+    ax.text(50, 78.5, "one SM (Hopper, compute capability 9.0)", ha="center", fontsize=10, weight="bold")
     for q in range(4):
         x0 = 2 + q * 24.5
         ax.add_patch(Rectangle((x0, 15), 23, 61, fill=False, lw=1, ls="--"))
@@ -40,15 +39,28 @@ def sm_diagram(ax=None):
         box(x0 + 12, 36, 10, 6.5, "tensor\ncore", "#f4cccc")
         box(x0 + 1, 28, 10, 6.5, "LD/ST", "#e6e0f8")
         box(x0 + 12, 28, 10, 6.5, "SFU", "#e6e0f8")
-        ax.text(x0 + 11.5, 20.5, "up to 16\nresident warps\n(64 per SM)", ha="center",
-                va="center", fontsize=MIN_FONT_PT, linespacing=1.1)
-    box(2, 3, 96, 9, "L1 data cache / shared memory, 256 KB per SM\n"
-        "up to 228 KB of it as shared memory (the split is the 'carveout')", "#eeeeee")
+        ax.text(
+            x0 + 11.5,
+            20.5,
+            "up to 16\nresident warps\n(64 per SM)",
+            ha="center",
+            va="center",
+            fontsize=MIN_FONT_PT,
+            linespacing=1.1,
+        )
+    box(
+        2,
+        3,
+        96,
+        9,
+        "L1 data cache / shared memory, 256 KB per SM\n"
+        "up to 228 KB of it as shared memory (the split is the 'carveout')",
+        "#eeeeee",
+    )
     return ax.figure
 
 
-def staircase(threads=(128, 256, 1024), arch="sm_90", max_registers: int = 255,
-              naive: bool = True, ax=None):
+def staircase(threads=(128, 256, 1024), arch="sm_90", max_registers: int = 255, naive: bool = True, ax=None):
     """Occupancy against registers per thread for several block sizes, with the seed's
     W <= floor(F / (32 R)) (capped at the SM's warp limit) as a dashed line."""
     if ax is None:
@@ -59,10 +71,14 @@ def staircase(threads=(128, 256, 1024), arch="sm_90", max_registers: int = 255,
         o = [occ.occupancy(t, int(k), 0, arch).occupancy for k in r]
         ax.step(r, o, where="post", label=f"{t} threads/block")
     if naive:
-        w = np.minimum([occ.naive_register_warps(int(k), a.registers_per_sm) for k in r],
-                       a.max_warps_per_sm)
-        ax.plot(r, w / a.max_warps_per_sm, "k--", lw=1,
-                label=r"$\lfloor F/(32R)\rfloor$ (no granularity, no whole blocks)")
+        w = np.minimum([occ.naive_register_warps(int(k), a.registers_per_sm) for k in r], a.max_warps_per_sm)
+        ax.plot(
+            r,
+            w / a.max_warps_per_sm,
+            "k--",
+            lw=1,
+            label=r"$\lfloor F/(32R)\rfloor$ (no granularity, no whole blocks)",
+        )
     ax.set_xlabel("registers per thread R")
     ax.set_ylabel("occupancy (active warps / max)")
     ax.set_title(f"Register staircase, {arch} ({a.gpus})")
@@ -73,16 +89,21 @@ def staircase(threads=(128, 256, 1024), arch="sm_90", max_registers: int = 255,
     return ax.figure
 
 
-def shared_staircase(threads: int = 128, registers: int = 32, archs=("sm_80", "sm_86", "sm_90"),
-                     max_kb: int = 100, ax=None):
+def shared_staircase(
+    threads: int = 128, registers: int = 32, archs=("sm_80", "sm_86", "sm_90"), max_kb: int = 100, ax=None
+):
     """Occupancy against shared memory per block (opt-in above 48 KB), per architecture."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.6, 4))
     s = np.arange(0, max_kb * occ.KB + 1, 256)
     for arch in archs:
         a = occ.ARCHS[arch]
-        o = [occ.occupancy(threads, registers, int(b), arch,
-                           max_dynamic_shared_bytes=a.shared_per_block_optin).occupancy for b in s]
+        o = [
+            occ.occupancy(
+                threads, registers, int(b), arch, max_dynamic_shared_bytes=a.shared_per_block_optin
+            ).occupancy
+            for b in s
+        ]
         ax.step(s / occ.KB, o, where="post", label=f"{arch} ({a.shared_per_sm // occ.KB} KB/SM)")
     ax.set_xlabel("shared memory per block (KB)")
     ax.set_ylabel("occupancy")
@@ -110,8 +131,9 @@ def block_size_map(arch="sm_90", registers=(16, 24, 32, 40, 48, 64, 80, 96, 128)
     return ax.figure
 
 
-def latency_hiding_ilp(latency: int = 24, ilps=(1, 2, 4), max_warps: int = 16,
-                       hw_limit: int | None = 16, ax=None):
+def latency_hiding_ilp(
+    latency: int = 24, ilps=(1, 2, 4), max_warps: int = 16, hw_limit: int | None = 16, ax=None
+):
     """Fraction of cycles one warp scheduler issues against its resident warps, for several
     amounts of instruction-level parallelism (cycle simulation, not hardware)."""
     if ax is None:

@@ -1,9 +1,11 @@
 """Chapter 08's GPU measurements, read from benchmarks/results/reduction.json (written by
 benchmarks/reduction.py on a GPU): a summary that says where and when, and a figure."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
 
 def find(path=None) -> Path | None:
     """The results file: ``path``, else reduction.json where gpulab.results looks; None when
@@ -11,6 +13,7 @@ def find(path=None) -> Path | None:
     if path:
         return Path(path) if Path(path).is_file() else None
     from gpulab import results
+
     return results.path("reduction")
 
 
@@ -23,26 +26,31 @@ def load(path=None) -> dict | None:
 def summary(res: dict | None) -> str:
     """Lines of text: the GPU and date, per-block tree vs shuffle, and the device-wide sums."""
     if not res:
-        return ("No GPU measurements in this copy: run `python benchmarks/reduction.py` on a "
-                "machine with an NVIDIA GPU; it writes benchmarks/results/reduction.json.")
-    env = res.get("environment", {})      # benchenv's keys, or those of files written before it
-    lines = [f"measured on {env.get('gpu')}, {env.get('date_utc') or env.get('when_utc')}",
-             f"  driver {env.get('driver') or env.get('nvidia_smi') or env.get('cuda_driver_api')}; "
-             f"numba-cuda {env.get('numba_cuda') or env.get('numba-cuda')}"]
+        return (
+            "No GPU measurements in this copy: run `python benchmarks/reduction.py` on a "
+            "machine with an NVIDIA GPU; it writes benchmarks/results/reduction.json."
+        )
+    env = res.get("environment", {})  # benchenv's keys, or those of files written before it
+    lines = [
+        f"measured on {env.get('gpu')}, {env.get('date_utc') or env.get('when_utc')}",
+        f"  driver {env.get('driver') or env.get('nvidia_smi') or env.get('cuda_driver_api')}; "
+        f"numba-cuda {env.get('numba_cuda') or env.get('numba-cuda')}",
+    ]
     lines.append("per-block sums, 256 threads per block:")
     lines.append(f"  {'elements':>11}  {'tree GB/s':>9}  {'shfl GB/s':>9}  {'shfl/tree':>9}")
     for r in res.get("block_sums", []):
         bound = r["tree"].get("launch_bound") or r["shuffle"].get("launch_bound")
-        lines.append(f"  {r['n']:>11,}  {r['tree']['GBps']:9.0f}  {r['shuffle']['GBps']:9.0f}  "
-                     f"{r['shuffle_over_tree']:8.2f}x" + ("  (launch-bound)" if bound else ""))
+        lines.append(
+            f"  {r['n']:>11,}  {r['tree']['GBps']:9.0f}  {r['shuffle']['GBps']:9.0f}  "
+            f"{r['shuffle_over_tree']:8.2f}x" + ("  (launch-bound)" if bound else "")
+        )
     d = res.get("device_sum")
     if d:
         b = d.get("best")
         lines.append(f"whole-array sum of {d['n']:,} float32 ({d['bytes'] / 1e9:.2f} GB):")
         if b:
             lines.append(f"  ours, best: {b['GBps']:.0f} GB/s, {b['kernel']}")
-            lines.append(f"    (grid {b['grid']}, block {b['block']}, "
-                         f"relative error {b['rel_err']:.1e})")
+            lines.append(f"    (grid {b['grid']}, block {b['block']}, relative error {b['rel_err']:.1e})")
         for name, lib in d.get("libraries", {}).items():
             if "GBps" in lib:
                 ratio = d.get(f"best_over_{name}")
@@ -55,7 +63,7 @@ def summary(res: dict | None) -> str:
 
 def _binary_count(v, _pos=None) -> str:
     """65536 -> '64 Ki', 2**20 -> '1 Mi': element counts as full-size tick text."""
-    for unit, size in (("Gi", 2 ** 30), ("Mi", 2 ** 20), ("Ki", 2 ** 10)):
+    for unit, size in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
         if v >= size:
             return f"{v / size:g} {unit}"
     return f"{v:g}"
@@ -80,8 +88,7 @@ def plot(res: dict | None, ax=None):
     # together, so text next to the lines would overlap)
     for (name, lib), ls in zip(d.get("libraries", {}).items(), (":", "--", "-.")):
         if "GBps" in lib:
-            ax.axhline(lib["GBps"], ls=ls, color="0.35", lw=1.2,
-                       label=f"{name}.sum, {d['n']:,} elements")
+            ax.axhline(lib["GBps"], ls=ls, color="0.35", lw=1.2, label=f"{name}.sum, {d['n']:,} elements")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(FuncFormatter(_binary_count))
     ax.set_xlabel("elements (float32; Ki = 1024, Mi = 1024 Ki)")
@@ -94,8 +101,12 @@ def plot(res: dict | None, ax=None):
 # Loads each thread keeps in flight, and their size, for the kernels benchmarks/reduction.py
 # times (gpulab.kernels.warp): one element per thread for the per-block sums; four independent
 # loads per loop iteration for the grid-stride sums, of 4 B (float32) or 8 B (complex64 pairs).
-LOADS_PER_THREAD = {"block_sum_tree": (1, 4), "block_sum_shfl": (1, 4),
-                    "device_sum": (4, 4), "device_sum_pairs": (4, 8)}
+LOADS_PER_THREAD = {
+    "block_sum_tree": (1, 4),
+    "block_sum_shfl": (1, 4),
+    "device_sum": (4, 4),
+    "device_sum_pairs": (4, 8),
+}
 
 
 def kernel_of(label: str) -> str:
@@ -130,36 +141,54 @@ def in_flight(red: dict, lat: dict, resources: dict | None = None, arch: str = "
         occ = occupancy(block, regs, shared, arch)
         threads = min(occ.blocks_per_sm, -(-grid // sms)) * block
         most = threads * loads * size
-        return {"kernel": kernel, "grid": grid, "block": block, "loads": loads, "bytes": size,
-                "resident_threads": threads, "max_in_flight": most, "GBps": gbps,
-                "ceiling_GBps": most * sms / lat_ns,        # B/ns = GB/s
-                "mean_in_flight": lm.bytes_in_flight_per_sm(gbps * 1e9, lat_ns * 1e-9, sms)}
+        return {
+            "kernel": kernel,
+            "grid": grid,
+            "block": block,
+            "loads": loads,
+            "bytes": size,
+            "resident_threads": threads,
+            "max_in_flight": most,
+            "GBps": gbps,
+            "ceiling_GBps": most * sms / lat_ns,  # B/ns = GB/s
+            "mean_in_flight": lm.bytes_in_flight_per_sm(gbps * 1e9, lat_ns * 1e-9, sms),
+        }
 
-    rows = {"tree": row("block_sum_tree", big["grid"], big["block"], big["tree"]["GBps"]),
-            "shuffle": row("block_sum_shfl", big["grid"], big["block"], big["shuffle"]["GBps"]),
-            "grid_stride": row(kernel_of(best["kernel"]), best["grid"], best["block"],
-                               best["GBps"])}
+    rows = {
+        "tree": row("block_sum_tree", big["grid"], big["block"], big["tree"]["GBps"]),
+        "shuffle": row("block_sum_shfl", big["grid"], big["block"], big["shuffle"]["GBps"]),
+        "grid_stride": row(kernel_of(best["kernel"]), best["grid"], best["block"], best["GBps"]),
+    }
     need = rows["grid_stride"]["mean_in_flight"]
-    return {"latency_ns": lat_ns, "sms": sms, "n": big["n"], **rows,
-            "need_for_best": need,
-            "gap": best["GBps"] / big["shuffle"]["GBps"],
-            "per_block_fill": rows["shuffle"]["mean_in_flight"] / rows["shuffle"]["max_in_flight"]}
+    return {
+        "latency_ns": lat_ns,
+        "sms": sms,
+        "n": big["n"],
+        **rows,
+        "need_for_best": need,
+        "gap": best["GBps"] / big["shuffle"]["GBps"],
+        "per_block_fill": rows["shuffle"]["mean_in_flight"] / rows["shuffle"]["max_in_flight"],
+    }
 
 
 def describe_in_flight(f: dict) -> str:
     """Lines of text for :func:`in_flight`: per kernel, the ceiling and the measured mean."""
     rs = [f[key] for key in ("tree", "shuffle", "grid_stride")]
-    rows = [("grid (blocks)", lambda r: f"{r['grid']:,d}"),
-            ("block (threads)", lambda r: f"{r['block']:,d}"),
-            ("resident threads per SM", lambda r: f"{r['resident_threads']:,d}"),
-            ("loads per thread x bytes", lambda r: f"{r['loads']} x {r['bytes']}"),
-            ("most in flight, KiB/SM", lambda r: f"{r['max_in_flight'] / 1024:.1f}"),
-            ("that allows, TB/s", lambda r: f"{r['ceiling_GBps'] / 1000:.1f}"),
-            ("measured, GB/s", lambda r: f"{r['GBps']:,.0f}"),
-            ("mean in flight, KiB/SM", lambda r: f"{r['mean_in_flight'] / 1024:.2f}")]
-    lines = [f"DRAM latency {f['latency_ns']:.0f} ns (pointer chase), {f['sms']} SMs",
-             "Little's law: bytes in flight per SM = GB/s x ns / SMs",
-             f"{'':24s}" + "".join(f"{r['kernel']:>17s}" for r in rs)]
+    rows = [
+        ("grid (blocks)", lambda r: f"{r['grid']:,d}"),
+        ("block (threads)", lambda r: f"{r['block']:,d}"),
+        ("resident threads per SM", lambda r: f"{r['resident_threads']:,d}"),
+        ("loads per thread x bytes", lambda r: f"{r['loads']} x {r['bytes']}"),
+        ("most in flight, KiB/SM", lambda r: f"{r['max_in_flight'] / 1024:.1f}"),
+        ("that allows, TB/s", lambda r: f"{r['ceiling_GBps'] / 1000:.1f}"),
+        ("measured, GB/s", lambda r: f"{r['GBps']:,.0f}"),
+        ("mean in flight, KiB/SM", lambda r: f"{r['mean_in_flight'] / 1024:.2f}"),
+    ]
+    lines = [
+        f"DRAM latency {f['latency_ns']:.0f} ns (pointer chase), {f['sms']} SMs",
+        "Little's law: bytes in flight per SM = GB/s x ns / SMs",
+        f"{'':24s}" + "".join(f"{r['kernel']:>17s}" for r in rs),
+    ]
     for label, cell in rows:
         lines.append(f"{label:24s}" + "".join(f"{cell(r):>17s}" for r in rs))
     lines.append(f"grid-stride / per-block shuffle: {f['gap']:.2f}x")

@@ -4,14 +4,15 @@ Notebook figures are emitted as SVG with text kept as text (``svg.fonttype: none
 stay sharp at any zoom and tests can read every label's size; PNGs (savefig, widget images)
 are drawn at 200 dpi. No text is smaller than ``MIN_FONT_PT`` at the figure's natural size.
 """
+
 from __future__ import annotations
 
 MIN_FONT_PT = 9.0  # the smallest text a figure may carry (tests/test_book_html.py enforces it)
 
 RC = {
-    "figure.dpi": 100,            # on-screen size in a notebook: 1 inch = 100 px
-    "savefig.dpi": 200,           # PNG files: 2x pixels for high-DPI screens and print
-    "svg.fonttype": "none",       # SVG text stays <text> (searchable, measurable), not paths
+    "figure.dpi": 100,  # on-screen size in a notebook: 1 inch = 100 px
+    "savefig.dpi": 200,  # PNG files: 2x pixels for high-DPI screens and print
+    "svg.fonttype": "none",  # SVG text stays <text> (searchable, measurable), not paths
     "font.size": 10.0,
     "axes.titlesize": 11.0,
     "axes.labelsize": 10.0,

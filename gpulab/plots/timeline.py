@@ -1,4 +1,5 @@
 """Draw a gpulab.timeline.Timeline: one row per lane, idle gaps on the kernel lane shaded."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -20,8 +21,12 @@ def draw(tl, ax=None, unit: str = "ms", gap_lane: str = "kernel", title: str | N
         ivs = tl.lane(lane)
         bars = [(i.start * scale, i.duration * scale) for i in ivs]
         # on the host lane, time spent launching (or simulating) kernels is drawn lighter
-        colors = ["tab:cyan" if lane == "host" and i.name.startswith(("launch", "simulate"))
-                  else _COLORS.get(lane, "tab:gray") for i in ivs]
+        colors = [
+            "tab:cyan"
+            if lane == "host" and i.name.startswith(("launch", "simulate"))
+            else _COLORS.get(lane, "tab:gray")
+            for i in ivs
+        ]
         ax.broken_barh(bars, (row - 0.35, 0.7), facecolors=colors, edgecolor="black", linewidth=0.3)
     if gap_lane in lanes:
         row = lanes.index(gap_lane)
@@ -33,6 +38,8 @@ def draw(tl, ax=None, unit: str = "ms", gap_lane: str = "kernel", title: str | N
     ax.set_xlabel(f"time since start ({unit})")
     t0, t1 = tl.span_s()
     share = tl.busy(gap_lane) / (t1 - t0) if t1 > t0 else 0.0
-    ax.set_title(title or f"{gap_lane} lane busy {100 * share:.0f}% of "
-                          f"{(t1 - t0) * scale:.3g} {unit}; red = {gap_lane} idle")
+    ax.set_title(
+        title
+        or f"{gap_lane} lane busy {100 * share:.0f}% of {(t1 - t0) * scale:.3g} {unit}; red = {gap_lane} idle"
+    )
     return ax

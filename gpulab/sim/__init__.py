@@ -11,6 +11,7 @@ compiles is simulated; ``eager`` lets ``@cuda.jit("signature")`` work without a 
 ``show_transformed(kernel)`` prints the rewritten code. CONTRIBUTING.md, "Extending the
 simulator", walks through adding an intrinsic.
 """
+
 from .layout import WARP, Layout  # noqa: F401
 from .protocol import Runtime  # noqa: F401
 from .runner import run  # noqa: F401

@@ -14,6 +14,7 @@ Each :class:`AtomicOp` says how:
 Adding an atomic is one entry in :data:`OPS` (and a test): ``SimCuda.atomic`` builds its methods
 from this table, and ``metrics.atomic_counts`` counts it under Nsight Compute's names.
 """
+
 from dataclasses import dataclass
 from typing import Callable
 
@@ -24,10 +25,10 @@ import numpy as np
 class AtomicOp:
     """One ``cuda.atomic.<attr>``: its arguments after (ary, idx) and how it updates memory."""
 
-    name: str                     # the operation (as in metrics.REDUCIBLE_ATOMICS, PTX)
-    attr: str                     # the attribute name in numba.cuda (``and_`` for ``and``)
-    values: tuple                 # names of the arguments after (ary, idx), for messages
-    kind: str                     # "sum", "scan", "exch" or "sequential"
+    name: str  # the operation (as in metrics.REDUCIBLE_ATOMICS, PTX)
+    attr: str  # the attribute name in numba.cuda (``and_`` for ``and``)
+    values: tuple  # names of the arguments after (ary, idx), for messages
+    kind: str  # "sum", "scan", "exch" or "sequential"
     combine: Callable = None
     doc: str = ""
 
@@ -50,10 +51,22 @@ def _dec(cur, limit):
 _OPS = [
     AtomicOp("add", "add", ("val",), "sum", doc="ary[idx] += val"),
     AtomicOp("sub", "sub", ("val",), "sum", doc="ary[idx] -= val"),
-    AtomicOp("max", "max", ("val",), "scan", np.maximum,
-             "ary[idx] = max(ary[idx], val); a NaN value changes nothing, a NaN in memory stays"),
-    AtomicOp("min", "min", ("val",), "scan", np.minimum,
-             "ary[idx] = min(ary[idx], val); a NaN value changes nothing, a NaN in memory stays"),
+    AtomicOp(
+        "max",
+        "max",
+        ("val",),
+        "scan",
+        np.maximum,
+        "ary[idx] = max(ary[idx], val); a NaN value changes nothing, a NaN in memory stays",
+    ),
+    AtomicOp(
+        "min",
+        "min",
+        ("val",),
+        "scan",
+        np.minimum,
+        "ary[idx] = min(ary[idx], val); a NaN value changes nothing, a NaN in memory stays",
+    ),
     AtomicOp("nanmax", "nanmax", ("val",), "scan", np.fmax, "max treating NaN as missing"),
     AtomicOp("nanmin", "nanmin", ("val",), "scan", np.fmin, "min treating NaN as missing"),
     AtomicOp("and", "and_", ("val",), "scan", np.bitwise_and, "ary[idx] &= val"),
@@ -94,7 +107,7 @@ def _vectorised(op, data, flat, val, old):
     nanmax/nanmin treat NaN as missing (fmax/fmin), as numba documents; max/min follow
     numba-cuda's implementation: a NaN value changes nothing, a NaN in memory stays.
     """
-    order = np.argsort(flat, kind="stable")          # lane order kept within one address
+    order = np.argsort(flat, kind="stable")  # lane order kept within one address
     f = flat[order]
     v = val[order].astype(data.dtype, copy=False) if op.kind != "exch" else val[order]
     starts = np.ones(len(f), dtype=bool)
@@ -116,9 +129,9 @@ def _vectorised(op, data, flat, val, old):
             v = np.where(np.isnan(v), -np.inf if op.name == "max" else np.inf, v).astype(data.dtype)
         new = base.copy()
         bounds = np.r_[np.flatnonzero(starts), len(f)]
-        for s in range(len(bounds) - 1):       # python loop over distinct addresses only
+        for s in range(len(bounds) - 1):  # python loop over distinct addresses only
             a, b = bounds[s], bounds[s + 1]
-            acc = op.combine.accumulate(np.r_[base[s:s + 1], v[a:b]])
+            acc = op.combine.accumulate(np.r_[base[s : s + 1], v[a:b]])
             o[a:b] = acc[:-1]
             new[s] = acc[-1]
     else:  # exch: each lane gets the previous lane's value

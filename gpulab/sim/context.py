@@ -5,6 +5,7 @@ constants of ``protocol.Runtime``, the one list a newcomer reads. The active mas
 array over all lanes of the launch; masks are replaced, never mutated, so identical masks can
 be recognised by identity and their per-warp counts cached.
 """
+
 import time
 
 import numpy as np
@@ -27,6 +28,7 @@ UNDEF = _Undefined()
 
 class _IfFrame:
     """An open ``if``: the mask before it and the per-lane (or uniform) condition."""
+
     __slots__ = ("saved", "saved_full", "cond")
 
     def __init__(self, saved, saved_full, cond):
@@ -36,6 +38,7 @@ class _IfFrame:
 
 class _LoopFrame:
     """An open loop: the mask before it, the lanes still looping, those that broke or continued."""
+
     __slots__ = ("saved", "saved_full", "live", "brk", "cont", "ifdepth", "line", "iterations")
 
     def __init__(self, saved, saved_full, ifdepth, line):
@@ -48,6 +51,7 @@ class _LoopFrame:
 
 class _FnFrame:
     """An open function call: the mask at entry, the lanes that returned and their values."""
+
     __slots__ = ("saved", "saved_full", "ret", "retval", "ifdepth", "loopdepth")
 
     def __init__(self, saved, saved_full, ifdepth, loopdepth):
@@ -59,6 +63,7 @@ class _FnFrame:
 
 class RangeState:
     """A ``for ... in range(...)`` whose bounds may differ per lane."""
+
     __slots__ = ("value", "stop", "step", "started")
 
     def __init__(self, start, stop, step):
@@ -68,6 +73,7 @@ class RangeState:
 
 class IterState:
     """A ``for`` over a uniform Python sequence (a tuple of constants, say)."""
+
     __slots__ = ("items", "pos", "value")
 
     def __init__(self, items):
@@ -105,7 +111,7 @@ class Context:
         self._count_cache = (None, None)
         self.trace_warp = trace_warp
         self.trace_slice = slice(trace_warp * WARP, (trace_warp + 1) * WARP)
-        self.trace = Trace()                    # the traced warp's records, capped per kind
+        self.trace = Trace()  # the traced warp's records, capped per kind
         self.mask_history = self.trace.records["mask_history"]
         self.accesses = self.trace.records["accesses"]
         self.shuffles = self.trace.records["shuffles"]
@@ -113,9 +119,9 @@ class Context:
         self.barriers = 0
         self.atomics = {}
         self.intrinsics = {}
-        self.benign_races = {}      # line -> same-value conflicting accesses (not hazards)
+        self.benign_races = {}  # line -> same-value conflicting accesses (not hazards)
         self.barrier_epoch = np.zeros(layout.blocks, dtype=np.int64)
-        self.fences = np.zeros(layout.blocks, dtype=np.int64)   # cuda.threadfence() per block
+        self.fences = np.zeros(layout.blocks, dtype=np.int64)  # cuda.threadfence() per block
         self.printed = 0
 
     # -- masks ---------------------------------------------------------------------------
@@ -220,32 +226,46 @@ class Context:
 
     def _budget_exceeded(self):
         """Stop a runaway kernel with an error naming the loop that never ended."""
-        why = (f"it executed more than {self.max_steps:,} statements and loop iterations"
-               if self.steps > self.max_steps else f"it ran longer than {self.timeout_s} s")
+        why = (
+            f"it executed more than {self.max_steps:,} statements and loop iterations"
+            if self.steps > self.max_steps
+            else f"it ran longer than {self.timeout_s} s"
+        )
         if self.loops:
             # the loop that has iterated most without ending: an outer runaway loop, not the
             # inner loop it happens to be in right now
             lp = max(self.loops, key=lambda f: f.iterations)
             lanes = np.flatnonzero(lp.live & self.alive) if lp.live.any() else np.flatnonzero(self.mask)
-            where = (f"The loop at line {lp.line} had run {lp.iterations:,} iterations and "
-                     f"never ended for {self.layout.describe(lanes)}.")
+            where = (
+                f"The loop at line {lp.line} had run {lp.iterations:,} iterations and "
+                f"never ended for {self.layout.describe(lanes)}."
+            )
             self.line = lp.line
         else:
             lanes = np.flatnonzero(self.mask)
             where = f"Still running here: {self.layout.describe(lanes)}."
-        self.error(errors.StepBudgetExceeded,
-                   f"The kernel was stopped because {why}: most likely an infinite loop. {where}",
-                   lanes=lanes,
-                   hint="check the loop's exit condition for these threads (is the variable it "
-                        "tests updated in the loop body?); if the kernel really needs longer, pass "
-                        "timeout_s=... (or max_steps=...) to gpulab.launch.")
+        self.error(
+            errors.StepBudgetExceeded,
+            f"The kernel was stopped because {why}: most likely an infinite loop. {where}",
+            lanes=lanes,
+            hint="check the loop's exit condition for these threads (is the variable it "
+            "tests updated in the loop body?); if the kernel really needs longer, pass "
+            "timeout_s=... (or max_steps=...) to gpulab.launch.",
+        )
 
     # -- errors --------------------------------------------------------------------------
     def error(self, cls, message, lanes=(), hint=None):
         """Raise ``cls`` with the kernel, file, line, source and the threads involved."""
         threads = [self.layout.thread_name(int(l)) for l in list(lanes)[:8]]
-        raise cls(message, kernel=self.kernel_name, filename=self.filename, line=self.line,
-                  source=self.lines.get(self.line), threads=threads, hint=hint)
+        raise cls(
+            message,
+            kernel=self.kernel_name,
+            filename=self.filename,
+            line=self.line,
+            source=self.lines.get(self.line),
+            threads=threads,
+            hint=hint,
+        )
 
     def first_active(self):
         """The active lanes, in order (callers take the first few for messages)."""
@@ -261,8 +281,9 @@ class Context:
             if isinstance(old, tuple) and len(old) == len(new):
                 return tuple(self.sel(n, o) for n, o in zip(new, old))
             return new
-        if not isinstance(new, (np.ndarray, np.generic, int, float, bool)) or \
-                not isinstance(old, (np.ndarray, np.generic, int, float, bool)):
+        if not isinstance(new, (np.ndarray, np.generic, int, float, bool)) or not isinstance(
+            old, (np.ndarray, np.generic, int, float, bool)
+        ):
             return new
         if not _is_array(new) and not _is_array(old) and new == old:
             return new
@@ -287,7 +308,7 @@ class Context:
             return cond
         taken = fr.saved & cond
         n = int(np.count_nonzero(taken))
-        if n == int(np.count_nonzero(fr.saved)):      # every active lane takes it: same mask
+        if n == int(np.count_nonzero(fr.saved)):  # every active lane takes it: same mask
             fr.cond = True
             return True
         if n == 0:
@@ -390,7 +411,7 @@ class Context:
         lp = self.loops[-1]
         lp.iterations += 1
         self._tick()
-        del self.ifs[lp.ifdepth:]
+        del self.ifs[lp.ifdepth :]
         lp.cont = None
         fn = self.fns[-1]
         off = lp.brk
@@ -438,9 +459,12 @@ class Context:
             self.error(errors.UnsupportedFeature, "range() takes 1 to 3 arguments.")
         for v in (start, stop, step):
             if isinstance(v, (float, np.floating)) or (_is_array(v) and v.dtype.kind == "f"):
-                self.error(errors.KernelPythonError,
-                           "range() needs integers, but got a floating-point bound.",
-                           lanes=self.first_active()[:1], hint="convert the bound with int(...).")
+                self.error(
+                    errors.KernelPythonError,
+                    "range() needs integers, but got a floating-point bound.",
+                    lanes=self.first_active()[:1],
+                    hint="convert the bound with int(...).",
+                )
         if not _is_array(step) and step == 0:
             self.error(errors.KernelPythonError, "range() step must not be zero.")
         return RangeState(start, stop, step)
@@ -448,9 +472,11 @@ class Context:
     def iter_(self, iterable):
         """The state of ``for ... in`` a uniform sequence (arrays are refused)."""
         if _is_array(iterable) or hasattr(iterable, "_gpulab_array"):
-            self.error(errors.UnsupportedFeature,
-                       "iterating directly over an array is not supported.",
-                       hint="loop over indices: for k in range(a.shape[0]): ... a[k] ...")
+            self.error(
+                errors.UnsupportedFeature,
+                "iterating directly over an array is not supported.",
+                hint="loop over indices: for k in range(a.shape[0]): ... a[k] ...",
+            )
         return IterState(iterable)
 
     def loop_next(self, state):
@@ -480,7 +506,7 @@ class Context:
     def loop_exit(self):
         """Close the loop: the mask before it, less lanes that returned."""
         lp = self.loops.pop()
-        del self.ifs[lp.ifdepth:]
+        del self.ifs[lp.ifdepth :]
         self._restore(lp.saved, lp.saved_full)
 
     def brk(self):
@@ -536,7 +562,7 @@ class Context:
             else:
                 fr.retval = self.sel(value, fr.retval)
         fr.ret = self.mask if fr.ret is None else (fr.ret | self.mask)
-        if len(self.fns) == 1:               # returning from the kernel: these threads exit
+        if len(self.fns) == 1:  # returning from the kernel: these threads exit
             self.exited |= self.mask
             self.alive = self.alive & ~self.mask
             self.alive_count = int(self.alive.sum())
@@ -546,8 +572,8 @@ class Context:
         """Leave the function: the mask at entry; its value, merged over the lanes that returned."""
         fr = self.fns.pop()
         assert fr is frame
-        del self.ifs[fr.ifdepth:]
-        del self.loops[fr.loopdepth:]
+        del self.ifs[fr.ifdepth :]
+        del self.loops[fr.loopdepth :]
         self._set(fr.saved, fr.saved_full if fr.ret is None or self.fns else None)
         if not self.fns:
             return None
@@ -557,19 +583,21 @@ class Context:
     def assert_(self, test):
         """``assert test``: an error naming the lanes where it fails."""
         t = self._lanes(test)
-        bad = np.flatnonzero(self.mask & ~t) if _is_array(t) else (
-            np.flatnonzero(self.mask) if not t else [])
+        bad = np.flatnonzero(self.mask & ~t) if _is_array(t) else (np.flatnonzero(self.mask) if not t else [])
         if len(bad):
-            self.error(errors.KernelPythonError,
-                       f"assertion failed in {self.layout.describe(bad)}.", lanes=bad)
+            self.error(
+                errors.KernelPythonError, f"assertion failed in {self.layout.describe(bad)}.", lanes=bad
+            )
 
     def raise_(self):
         """``raise``: an error naming the lanes that reached it."""
         lanes = np.flatnonzero(self.mask)
         if len(lanes):
-            self.error(errors.KernelPythonError,
-                       f"the kernel raised an exception in {self.layout.describe(lanes)}.",
-                       lanes=lanes)
+            self.error(
+                errors.KernelPythonError,
+                f"the kernel raised an exception in {self.layout.describe(lanes)}.",
+                lanes=lanes,
+            )
 
 
 def _bits(lanes32):

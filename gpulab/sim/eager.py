@@ -21,20 +21,25 @@ price: a kernel decorated with a signature *before* ``import gpulab`` still meet
 unwrapped decorator and its ``CudaSupportError``; gpulab cannot run code before it is
 imported, so the book and the homework import gpulab first (``SIGNATURE_HINT`` says so).
 """
+
 from . import typecheck
 
-SIGNATURE_HINT = ("`import gpulab` before defining kernels with a signature "
-                  "(@cuda.jit(\"void(float32[:])\")) on a machine without a GPU, then re-run the "
-                  "cell that defines the kernel; or drop the signature (@cuda.jit) to let numba "
-                  "compile lazily.")
+SIGNATURE_HINT = (
+    "`import gpulab` before defining kernels with a signature "
+    '(@cuda.jit("void(float32[:])")) on a machine without a GPU, then re-run the '
+    "cell that defines the kernel; or drop the signature (@cuda.jit) to let numba "
+    "compile lazily."
+)
 
 _ORIGINAL = []
 
 
 def _is_signature_spec(value):
     from numba.cuda.core import sigutils
-    return sigutils.is_signature(value) or (isinstance(value, list) and value
-                                            and all(sigutils.is_signature(s) for s in value))
+
+    return sigutils.is_signature(value) or (
+        isinstance(value, list) and value and all(sigutils.is_signature(s) for s in value)
+    )
 
 
 def jit(func_or_sig=None, device=False, **kws):
@@ -44,6 +49,7 @@ def jit(func_or_sig=None, device=False, **kws):
         return original(func_or_sig, device=device, **kws)
     from numba.cuda import types
     from numba.cuda.core import sigutils
+
     specialized = not isinstance(func_or_sig, list)
     signatures = [func_or_sig] if specialized else list(func_or_sig)
 
@@ -52,6 +58,7 @@ def jit(func_or_sig=None, device=False, **kws):
         normalized = [sigutils.normalize_signature(s) for s in signatures]
         if device:
             from numba.cuda.core import typeinfer
+
             with typecheck.fake_device(), typeinfer.register_dispatcher(disp):
                 for argtypes, restype in normalized:
                     disp.compile_device(argtypes, restype)
@@ -64,6 +71,7 @@ def jit(func_or_sig=None, device=False, **kws):
                 typecheck.check(func, argtypes)
             disp._gpulab_signatures = [argtypes for argtypes, _ in normalized]
         return disp
+
     return decorate
 
 
@@ -73,10 +81,11 @@ jit._gpulab_nogpu = True
 def install():
     """Make ``numba.cuda.jit`` accept signatures without a GPU (call only when there is none)."""
     if not typecheck.enabled():
-        return          # NUMBA_ENABLE_CUDASIM=1: numba's simulator already accepts signatures
+        return  # NUMBA_ENABLE_CUDASIM=1: numba's simulator already accepts signatures
     import numba.cuda
     import numba.cuda.decorators as decorators
     import numba.cuda.device_init as device_init
+
     if getattr(numba.cuda.jit, "_gpulab_nogpu", False):
         return
     _ORIGINAL[:] = [decorators.jit]
@@ -89,11 +98,15 @@ def explain_earlier_failure():
     """If this session's last error was numba's CudaSupportError (a kernel with a signature
     defined before ``import gpulab``), say what to do now that gpulab is imported."""
     import sys
+
     last = getattr(sys, "last_value", None)
     if type(last).__name__ == "CudaSupportError":
-        print("gpulab: the last error in this session was numba's CudaSupportError, most likely "
-              "from a kernel with a signature defined before gpulab was imported. What to do: "
-              + SIGNATURE_HINT, file=sys.stderr)
+        print(
+            "gpulab: the last error in this session was numba's CudaSupportError, most likely "
+            "from a kernel with a signature defined before gpulab was imported. What to do: "
+            + SIGNATURE_HINT,
+            file=sys.stderr,
+        )
 
 
 def declared_types(kernel, actual, names):
@@ -102,15 +115,17 @@ def declared_types(kernel, actual, names):
     Refuses arguments numba's dispatcher would refuse (no matching definition), naming them.
     """
     from .. import errors
+
     sigs = getattr(kernel, "_gpulab_signatures", None)
     if not sigs:
         return actual
     from numba.cuda.descriptor import cuda_target
+
     ctx = cuda_target.typing_context
     for sig in sigs:
         if len(sig) == len(actual) and all(
-                a is not None and (a == d or ctx.can_convert(a, d) is not None)
-                for a, d in zip(actual, sig)):
+            a is not None and (a == d or ctx.can_convert(a, d) is not None) for a, d in zip(actual, sig)
+        ):
             return tuple(sig)
     declared = " or ".join("(" + ", ".join(map(str, s)) + ")" for s in sigs)
     bad = ""
@@ -122,13 +137,15 @@ def declared_types(kernel, actual, names):
     raise errors.LaunchConfigError(
         f"kernel `{kernel.py_func.__name__}` was declared for argument types {declared}, but "
         f"this launch passes ({', '.join(map(str, actual))}): numba.cuda would refuse it with "
-        f"'No matching definition'.{bad} Pass arrays of the declared dtype and dimensions.")
+        f"'No matching definition'.{bad} Pass arrays of the declared dtype and dimensions."
+    )
 
 
 def convert_scalars(values, argtypes):
     """Scalar arguments converted to their declared numba types (arrays are left alone)."""
     from numba.cuda import types
     from numba.np.numpy_support import as_dtype
+
     out = []
     for v, t in zip(values, argtypes):
         if isinstance(t, (types.Number, types.Boolean)) and not hasattr(v, "_gpulab_array"):
@@ -144,8 +161,10 @@ def declared_device_signature(disp):
         return None
     from numba.cuda import types
     from numba.np.numpy_support import as_dtype
+
     argtypes, cres = next(iter(disp.overloads.items()))
 
     def dt(t):
         return as_dtype(t) if isinstance(t, (types.Number, types.Boolean)) else None
+
     return [dt(t) for t in argtypes], dt(cres.signature.return_type)

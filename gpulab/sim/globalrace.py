@@ -26,6 +26,7 @@ Rules (per element, per launch), for accesses from *different* blocks:
   ``report.benign_races`` (the rule racecheck applies to shared memory);
 * atomic with atomic: never a race; load with atomic: not checked.
 """
+
 import numpy as np
 
 from .. import errors
@@ -62,7 +63,7 @@ class GlobalShadow:
         prev = shadow[el]
         new = np.where((prev == NONE) | (prev == blk), blk, MANY).astype(np.int32, copy=False)
         shadow[el] = new
-        lost = shadow[el] != new              # two blocks in this very statement: both count
+        lost = shadow[el] != new  # two blocks in this very statement: both count
         if lost.any():
             shadow[el[lost]] = MANY
 
@@ -77,8 +78,14 @@ class GlobalShadow:
                 bad = np.flatnonzero(other & ~published)
                 if len(bad):
                     k = bad[0]
-                    self._race("a store and a load", "reads", lanes[k], int(a[k]), el[k],
-                               f"stored a different value to it at line {int(self._st_line[el[k]])}")
+                    self._race(
+                        "a store and a load",
+                        "reads",
+                        lanes[k],
+                        int(a[k]),
+                        el[k],
+                        f"stored a different value to it at line {int(self._st_line[el[k]])}",
+                    )
         self._record(self._arr("_ld"), el, blk)
 
     def store(self, lanes, blk, el, new, old):
@@ -88,8 +95,14 @@ class GlobalShadow:
             bad = np.flatnonzero((a == MANY) | ((a >= 0) & (a != blk)))
             if len(bad):
                 k = bad[0]
-                self._race("a plain store and an atomic", "stores to", lanes[k], int(a[k]), el[k],
-                           "updated it atomically")
+                self._race(
+                    "a plain store and an atomic",
+                    "stores to",
+                    lanes[k],
+                    int(a[k]),
+                    el[k],
+                    "updated it atomically",
+                )
         changed = ~_same(new, old)
         benign = np.zeros(len(el), dtype=bool)
         if self._ld is not None:
@@ -98,8 +111,9 @@ class GlobalShadow:
             bad = np.flatnonzero(other & changed)
             if len(bad):
                 k = bad[0]
-                self._race("a load and a store", "stores a new value to", lanes[k], int(r[k]),
-                           el[k], "read it")
+                self._race(
+                    "a load and a store", "stores a new value to", lanes[k], int(r[k]), el[k], "read it"
+                )
             benign |= other
         if self._st is not None:
             s = self._st[el]
@@ -107,8 +121,14 @@ class GlobalShadow:
             bad = np.flatnonzero(other & changed)
             if len(bad):
                 k = bad[0]
-                self._race("two stores of different values", "stores to", lanes[k], int(s[k]),
-                           el[k], f"stored another value to it at line {int(self._st_line[el[k]])}")
+                self._race(
+                    "two stores of different values",
+                    "stores to",
+                    lanes[k],
+                    int(s[k]),
+                    el[k],
+                    f"stored another value to it at line {int(self._st_line[el[k]])}",
+                )
             benign |= other
         st = self._arr("_st")
         self._record(st, el, blk)
@@ -130,9 +150,14 @@ class GlobalShadow:
             bad = np.flatnonzero((s == MANY) | ((s >= 0) & (s != blk)))
             if len(bad):
                 k = bad[0]
-                self._race("a plain store and an atomic", "updates atomically", lanes[k],
-                           int(s[k]), el[k],
-                           f"stored to it at line {int(self._st_line[el[k]])}")
+                self._race(
+                    "a plain store and an atomic",
+                    "updates atomically",
+                    lanes[k],
+                    int(s[k]),
+                    el[k],
+                    f"stored to it at line {int(self._st_line[el[k]])}",
+                )
         self._record(self._arr("_at"), el, blk)
 
     def _same_instruction(self, lanes, blk, el, new):
@@ -144,8 +169,14 @@ class GlobalShadow:
         bad = np.flatnonzero(cross & ~same)
         if len(bad):
             k = bad[0]
-            self._race("two stores of different values", "stores to", lanes[order][k + 1],
-                       int(b[k]), e[k], "stores a different value to it in the same statement")
+            self._race(
+                "two stores of different values",
+                "stores to",
+                lanes[order][k + 1],
+                int(b[k]),
+                e[k],
+                "stores a different value to it in the same statement",
+            )
         ctx = self.array.ctx
         n = int(np.count_nonzero(cross & same))
         if n:
@@ -161,15 +192,16 @@ class GlobalShadow:
             who = "other blocks"
         else:
             gx, gy, _ = lay.grid
-            who = (f"block ({other_block % gx}, {other_block // gx % gy}, "
-                   f"{other_block // (gx * gy)})")
-        ctx.error(errors.GlobalMemoryRace,
-                  f"Global-memory race between blocks ({what}) on `{arr.name}[{idx}]`: "
-                  f"{lay.thread_name(int(lane))} {verb} it here, but {who} {other_did} in this "
-                  f"launch. Blocks run in no fixed order, so the result depends on timing "
-                  f"(the simulator runs them in lockstep and would hide it).",
-                  lanes=[lane],
-                  hint="order the two accesses with a kernel boundary (split the kernel in two, "
-                       "or initialise on the host), or make every update an atomic; a block may "
-                       "read another block's result only after that block's "
-                       "cuda.threadfence() and an atomic flag.")
+            who = f"block ({other_block % gx}, {other_block // gx % gy}, {other_block // (gx * gy)})"
+        ctx.error(
+            errors.GlobalMemoryRace,
+            f"Global-memory race between blocks ({what}) on `{arr.name}[{idx}]`: "
+            f"{lay.thread_name(int(lane))} {verb} it here, but {who} {other_did} in this "
+            f"launch. Blocks run in no fixed order, so the result depends on timing "
+            f"(the simulator runs them in lockstep and would hide it).",
+            lanes=[lane],
+            hint="order the two accesses with a kernel boundary (split the kernel in two, "
+            "or initialise on the host), or make every update an atomic; a block may "
+            "read another block's result only after that block's "
+            "cuda.threadfence() and an atomic flag.",
+        )

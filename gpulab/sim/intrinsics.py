@@ -6,6 +6,7 @@ really active, as the hardware requires; barriers check that whole blocks arrive
 Extending it: a warp intrinsic is one function decorated with :func:`warp_intrinsic` (the member
 mask check and the tally come with it); an atomic is one entry in ``atomics.OPS``.
 """
+
 import functools
 
 import numpy as np
@@ -20,8 +21,8 @@ from .protocol import RESULT_UNUSED
 from .shuffle_rule import source_lanes
 from .trace import ShuffleRecord
 
-_LIMITS = ARCHS["sm_90"]                                      # hardware limits: one home
-STATIC_SHARED_LIMIT = _LIMITS.shared_per_block_default        # 48 KB of static shared memory
+_LIMITS = ARCHS["sm_90"]  # hardware limits: one home
+STATIC_SHARED_LIMIT = _LIMITS.shared_per_block_default  # 48 KB of static shared memory
 FULL = 0xFFFFFFFF
 
 
@@ -33,6 +34,7 @@ def _dtype(t):
         pass
     try:
         from numba.np.numpy_support import as_dtype
+
         return as_dtype(t)
     except Exception:
         return np.dtype(str(t))
@@ -40,6 +42,7 @@ def _dtype(t):
 
 class _Dim3:
     """threadIdx / blockIdx / blockDim / gridDim: per-lane (or uniform) x, y, z."""
+
     __slots__ = ("x", "y", "z")
 
     def __init__(self, x, y, z):
@@ -91,11 +94,13 @@ class _Atomic:
         sim = self._sim
         sim._tally("atomic." + op.attr)
         if not getattr(ary, "_gpulab_array", False):
-            sim.ctx.error(errors.KernelPythonError,
-                          f"cuda.atomic.{op.attr} needs an array as its first argument.")
+            sim.ctx.error(
+                errors.KernelPythonError, f"cuda.atomic.{op.attr} needs an array as its first argument."
+            )
         ctx = sim.ctx
-        counts = metrics.atomic_counts(ary.space, op.name, ctx.mask.reshape(-1, WARP),
-                                       result_used=not result_unused, kind=ary.dtype.kind)
+        counts = metrics.atomic_counts(
+            ary.space, op.name, ctx.mask.reshape(-1, WARP), result_used=not result_unused, kind=ary.dtype.kind
+        )
         for name, n in counts.items():
             ctx.count(name, n)
         return ary.atomic(op.name, idx, *vals)
@@ -103,22 +108,24 @@ class _Atomic:
     def compare_and_swap(self, ary, old, val, **kwargs):
         """numba-cuda's older form, ``cas`` on element 0 of a 1-D array; returns the old value."""
         if getattr(ary, "_gpulab_array", False) and ary.ndim != 1:
-            self._sim.ctx.error(errors.KernelPythonError,
-                                f"cuda.atomic.compare_and_swap needs a 1-D array; `{ary.name}` "
-                                f"has {ary.ndim} dimensions.", hint="use cuda.atomic.cas(ary, idx, "
-                                "old, val), which takes an index.")
-        return self._do(atomics.OPS["cas"], ary, 0, (old, val),
-                        kwargs.pop(RESULT_UNUSED, False))
+            self._sim.ctx.error(
+                errors.KernelPythonError,
+                f"cuda.atomic.compare_and_swap needs a 1-D array; `{ary.name}` has {ary.ndim} dimensions.",
+                hint="use cuda.atomic.cas(ary, idx, old, val), which takes an index.",
+            )
+        return self._do(atomics.OPS["cas"], ary, 0, (old, val), kwargs.pop(RESULT_UNUSED, False))
 
     def __getattr__(self, name):
         """An atomic the table lacks: say which ones exist."""
         if name.startswith("__"):
             raise AttributeError(name)
-        self._sim.ctx.error(errors.UnsupportedFeature,
-                            f"cuda.atomic.{name} is not supported by gpulab's simulator (it has "
-                            f"{', '.join(sorted(atomics.OPS))} and compare_and_swap).",
-                            hint="use the GPU backend for it, or add it to gpulab/sim/atomics.py "
-                                 "(CONTRIBUTING.md, \"Extending the simulator\").")
+        self._sim.ctx.error(
+            errors.UnsupportedFeature,
+            f"cuda.atomic.{name} is not supported by gpulab's simulator (it has "
+            f"{', '.join(sorted(atomics.OPS))} and compare_and_swap).",
+            hint="use the GPU backend for it, or add it to gpulab/sim/atomics.py "
+            '(CONTRIBUTING.md, "Extending the simulator").',
+        )
 
 
 def _atomic_method(op):
@@ -129,10 +136,13 @@ def _atomic_method(op):
     def method(self, *args, **kwargs):
         unused = kwargs.pop(RESULT_UNUSED, False)
         if kwargs or len(args) != nargs:
-            self._sim.ctx.error(errors.KernelPythonError,
-                                f"cuda.atomic.{op.attr} takes ({signature}); got {len(args)} "
-                                f"positional argument(s){' and keywords' if kwargs else ''}.")
+            self._sim.ctx.error(
+                errors.KernelPythonError,
+                f"cuda.atomic.{op.attr} takes ({signature}); got {len(args)} "
+                f"positional argument(s){' and keywords' if kwargs else ''}.",
+            )
         return self._do(op, args[0], args[1], args[2:], unused)
+
     method.__name__ = op.attr
     method.__doc__ = f"cuda.atomic.{op.attr}({signature}): {op.doc}; returns the old value."
     return method
@@ -151,10 +161,12 @@ def warp_intrinsic(fn):
     launch). Each call is tallied in ``Report.intrinsics`` under ``fn``'s name. Used in the
     class body, or as ``setattr(SimCuda, name, warp_intrinsic(fn))`` to add one.
     """
+
     @functools.wraps(fn)
     def intrinsic(self, mask=FULL, *args):
         self._tally(fn.__name__)
         return fn(self, self._members(mask, fn.__name__), mask, *args)
+
     return intrinsic
 
 
@@ -185,10 +197,12 @@ class SimCuda:
     # -- indices -------------------------------------------------------------------------
     def _ndim(self, ndim, name):
         if isinstance(ndim, bool) or not isinstance(ndim, (int, np.integer)) or ndim not in (1, 2, 3):
-            self.ctx.error(errors.KernelPythonError,
-                           f"cuda.{name}({ndim!r}): the argument must be the literal 1, 2 or 3 "
-                           f"(numba.cuda supports grids of at most three dimensions).",
-                           hint=f"use cuda.{name}(1), cuda.{name}(2) or cuda.{name}(3).")
+            self.ctx.error(
+                errors.KernelPythonError,
+                f"cuda.{name}({ndim!r}): the argument must be the literal 1, 2 or 3 "
+                f"(numba.cuda supports grids of at most three dimensions).",
+                hint=f"use cuda.{name}(1), cuda.{name}(2) or cuda.{name}(3).",
+            )
 
     def grid(self, ndim):
         self._ndim(ndim, "grid")
@@ -220,9 +234,11 @@ class SimCuda:
         if shape in ((0,), ()):
             nbytes = self.dynamic_shared_bytes
             if nbytes == 0:
-                ctx.error(errors.KernelPythonError,
-                          "cuda.shared.array(0, ...) declares dynamic shared memory, but the launch "
-                          "gave none.", hint="pass shared_bytes=... to gpulab.launch.")
+                ctx.error(
+                    errors.KernelPythonError,
+                    "cuda.shared.array(0, ...) declares dynamic shared memory, but the launch gave none.",
+                    hint="pass shared_bytes=... to gpulab.launch.",
+                )
             n = nbytes // dt.itemsize
             if self._dynamic is None:
                 self._dynamic = np.zeros((blocks, nbytes), dtype=np.uint8)
@@ -233,13 +249,15 @@ class SimCuda:
             nbytes = int(np.prod(shape)) * dt.itemsize
             offset = -(-self._static_shared // dt.itemsize) * dt.itemsize
             if offset + nbytes > STATIC_SHARED_LIMIT:
-                ctx.error(errors.KernelPythonError,
-                          f"static shared memory would be {offset + nbytes:,} bytes per block, "
-                          f"over the {STATIC_SHARED_LIMIT:,}-byte "
-                          f"({STATIC_SHARED_LIMIT // 1024} KB) limit for static allocations.",
-                          hint=f"use smaller tiles, or dynamic shared memory with an opt-in "
-                               f"({_LIMITS.shared_per_block_optin // 1024} KB per block on "
-                               f"{_LIMITS.name}).")
+                ctx.error(
+                    errors.KernelPythonError,
+                    f"static shared memory would be {offset + nbytes:,} bytes per block, "
+                    f"over the {STATIC_SHARED_LIMIT:,}-byte "
+                    f"({STATIC_SHARED_LIMIT // 1024} KB) limit for static allocations.",
+                    hint=f"use smaller tiles, or dynamic shared memory with an opt-in "
+                    f"({_LIMITS.shared_per_block_optin // 1024} KB per block on "
+                    f"{_LIMITS.name}).",
+                )
             self._static_shared = offset + nbytes
             data = np.zeros((blocks,) + shape, dtype=dt)
             name = ctx.lines.get(ctx.line, "").split("=")[0].strip() or "shared"
@@ -273,19 +291,21 @@ class SimCuda:
         ctx = self.ctx
         lay = ctx.layout
         mask = ctx.mask
-        waiting = ctx.alive & ~mask                      # alive threads elsewhere in the code
+        waiting = ctx.alive & ~mask  # alive threads elsewhere in the code
         arrived_blocks = np.zeros(lay.blocks, dtype=bool)
         arrived_blocks[lay.block_of[mask]] = True
         stragglers = np.flatnonzero(waiting & arrived_blocks[lay.block_of])
         if len(stragglers):
             here = np.flatnonzero(mask & (lay.block_of == lay.block_of[stragglers[0]]))
-            ctx.error(errors.BarrierDivergence,
-                      f"syncthreads() was reached by only part of a block: "
-                      f"{lay.describe(here, 2)} arrived, but {lay.describe(stragglers, 2)} "
-                      f"did not (they took another path). On a GPU this hangs or corrupts data.",
-                      lanes=list(here[:1]) + list(stragglers[:1]),
-                      hint="move the barrier out of the branch so every thread of the block "
-                           "reaches it, or make the branch condition the same for the whole block.")
+            ctx.error(
+                errors.BarrierDivergence,
+                f"syncthreads() was reached by only part of a block: "
+                f"{lay.describe(here, 2)} arrived, but {lay.describe(stragglers, 2)} "
+                f"did not (they took another path). On a GPU this hangs or corrupts data.",
+                lanes=list(here[:1]) + list(stragglers[:1]),
+                hint="move the barrier out of the branch so every thread of the block "
+                "reaches it, or make the branch condition the same for the whole block.",
+            )
         ctx.barrier_epoch[arrived_blocks] += 1
         ctx.barriers += 1
         return arrived_blocks
@@ -342,31 +362,42 @@ class SimCuda:
         ok = ~ctx.mask | (((m & ~lane_bits) == 0) & (((m >> ctx.layout.lane_id) & 1) == 1))
         if ok.all():
             return active
-        lanes_bits = (m.reshape(-1, WARP)[:, :, None] >> np.arange(WARP)) & 1   # (W, lane, bit)
-        named = lanes_bits.astype(bool)                  # lane l names lane b
+        lanes_bits = (m.reshape(-1, WARP)[:, :, None] >> np.arange(WARP)) & 1  # (W, lane, bit)
+        named = lanes_bits.astype(bool)  # lane l names lane b
         not_active = named & ~active[:, None, :]
         bad = np.argwhere(not_active & active[:, :, None])
         if len(bad):
             w, lane, other = (int(v) for v in bad[0])
             gl, go = w * WARP + lane, w * WARP + other
-            state = "has exited" if ctx.exited[go] else (
-                "does not exist (partial warp)" if not ctx.layout.exists[go]
-                else "is not active here (it took another branch)")
-            ctx.error(errors.WarpMaskError,
-                      f"{name} was called with member mask 0x{int(m[gl]):08x} by "
-                      f"{ctx.layout.thread_name(gl)}, but lane {other} named in the mask {state}. "
-                      f"On a GPU this is undefined behaviour (often a hang).",
-                      lanes=[gl, go],
-                      hint="pass cuda.activemask() (or a ballot of the lanes really present) as the "
-                           "mask, or call the intrinsic where the whole warp is converged.")
+            state = (
+                "has exited"
+                if ctx.exited[go]
+                else (
+                    "does not exist (partial warp)"
+                    if not ctx.layout.exists[go]
+                    else "is not active here (it took another branch)"
+                )
+            )
+            ctx.error(
+                errors.WarpMaskError,
+                f"{name} was called with member mask 0x{int(m[gl]):08x} by "
+                f"{ctx.layout.thread_name(gl)}, but lane {other} named in the mask {state}. "
+                f"On a GPU this is undefined behaviour (often a hang).",
+                lanes=[gl, go],
+                hint="pass cuda.activemask() (or a ballot of the lanes really present) as the "
+                "mask, or call the intrinsic where the whole warp is converged.",
+            )
         own = named[:, np.arange(WARP), np.arange(WARP)]
         missing = np.argwhere(active & ~own)
         if len(missing):
             w, lane = (int(v) for v in missing[0])
-            ctx.error(errors.WarpMaskError,
-                      f"{name}: {ctx.layout.thread_name(w * WARP + lane)} is not in its own member "
-                      f"mask 0x{int(m[w * WARP + lane]):08x}.", lanes=[w * WARP + lane],
-                      hint="every calling lane must be in the mask.")
+            ctx.error(
+                errors.WarpMaskError,
+                f"{name}: {ctx.layout.thread_name(w * WARP + lane)} is not in its own member "
+                f"mask 0x{int(m[w * WARP + lane]):08x}.",
+                lanes=[w * WARP + lane],
+                hint="every calling lane must be in the mask.",
+            )
         return active
 
     def _shuffle(self, name, mask, value, src):
@@ -381,19 +412,22 @@ class SimCuda:
         stale = reads_other & ~ctx.mask[gsrc]
         if stale.any():
             lane = int(np.flatnonzero(stale)[0])
-            ctx.error(errors.WarpMaskError,
-                      f"{name}: {ctx.layout.thread_name(lane)} reads lane {int(gsrc[lane]) % WARP}, "
-                      f"which is not active here (inactive, exited or outside the member mask). "
-                      f"On a GPU the value it gets is undefined.",
-                      lanes=[lane, int(gsrc[lane])],
-                      hint="make sure every lane a shuffle reads from takes part in it (keep the "
-                           "warp converged, pad with a neutral value instead of exiting early), or "
-                           "ignore the result in lanes whose source is missing.")
+            ctx.error(
+                errors.WarpMaskError,
+                f"{name}: {ctx.layout.thread_name(lane)} reads lane {int(gsrc[lane]) % WARP}, "
+                f"which is not active here (inactive, exited or outside the member mask). "
+                f"On a GPU the value it gets is undefined.",
+                lanes=[lane, int(gsrc[lane])],
+                hint="make sure every lane a shuffle reads from takes part in it (keep the "
+                "warp converged, pad with a neutral value instead of exiting early), or "
+                "ignore the result in lanes whose source is missing.",
+            )
         tw = ctx.trace_warp
         if active[tw].any():
-            ctx.trace.add("shuffles", lambda: ShuffleRecord(line=ctx.line, kind=name,
-                                                            src=src[tw].copy(),
-                                                            mask=_bits(active[tw])))
+            ctx.trace.add(
+                "shuffles",
+                lambda: ShuffleRecord(line=ctx.line, kind=name, src=src[tw].copy(), mask=_bits(active[tw])),
+            )
         if not _is_array(value):
             return value
         v = np.broadcast_to(value, ctx.mask.shape)
@@ -493,8 +527,11 @@ class SimCuda:
     @staticmethod
     def popc(x):
         x = np.asarray(x).astype(np.uint64)
-        return np.bitwise_count(x).astype(np.int32) if hasattr(np, "bitwise_count") else \
-            np.vectorize(lambda v: bin(int(v)).count("1"))(x).astype(np.int32)
+        return (
+            np.bitwise_count(x).astype(np.int32)
+            if hasattr(np, "bitwise_count")
+            else np.vectorize(lambda v: bin(int(v)).count("1"))(x).astype(np.int32)
+        )
 
     @staticmethod
     def ffs(x):
@@ -537,9 +574,11 @@ class SimCuda:
             ctx.intrinsics[name] = ctx.intrinsics.get(name, 0) + n
 
     def __getattr__(self, name):
-        self.ctx.error(errors.UnsupportedFeature,
-                       f"cuda.{name} is not supported by gpulab's simulator.",
-                       hint="use the GPU backend for it, or tell the gpulab maintainers.")
+        self.ctx.error(
+            errors.UnsupportedFeature,
+            f"cuda.{name} is not supported by gpulab's simulator.",
+            hint="use the GPU backend for it, or tell the gpulab maintainers.",
+        )
 
 
 def _counted(cls, name):
@@ -552,11 +591,32 @@ def _counted(cls, name):
     def wrapper(self, *args, **kwargs):
         self._tally(name)
         return fn(*args, **kwargs) if static else fn(self, *args, **kwargs)
+
     setattr(cls, name, wrapper)
 
 
-for _name in ("grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and",
-              "syncthreads_or", "threadfence", "threadfence_block", "threadfence_system",
-              "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "activemask",
-              "lanemask_lt", "popc", "ffs", "clz", "brev", "fma", "selp", "cbrt"):
+for _name in (
+    "grid",
+    "gridsize",
+    "syncthreads",
+    "syncthreads_count",
+    "syncthreads_and",
+    "syncthreads_or",
+    "threadfence",
+    "threadfence_block",
+    "threadfence_system",
+    "shfl_sync",
+    "shfl_up_sync",
+    "shfl_down_sync",
+    "shfl_xor_sync",
+    "activemask",
+    "lanemask_lt",
+    "popc",
+    "ffs",
+    "clz",
+    "brev",
+    "fma",
+    "selp",
+    "cbrt",
+):
     _counted(SimCuda, _name)

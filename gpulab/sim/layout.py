@@ -4,6 +4,7 @@ The simulator runs a whole launch as one vector of lanes: block after block, eac
 padded to whole warps of 32 (the padding lanes are the idle lanes of a partial last warp and
 never run).
 """
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,10 +32,10 @@ class Layout:
         self.lanes = self.blocks * self.lanes_per_block
         g = np.arange(self.lanes, dtype=np.int64)
         self.all_lanes = g
-        self.block_of = g // self.lanes_per_block          # linear block index of each lane
-        self.thread_of = g % self.lanes_per_block          # linear thread index within block
+        self.block_of = g // self.lanes_per_block  # linear block index of each lane
+        self.thread_of = g % self.lanes_per_block  # linear thread index within block
         self.exists = self.thread_of < self.threads_per_block
-        self.warp_of = g // WARP                           # global warp index
+        self.warp_of = g // WARP  # global warp index
         self.lane_id = g % WARP
         self.tid = self._unflatten(self.thread_of, self.block)
         self.bid = self._unflatten(self.block_of, self.grid)
@@ -55,8 +56,10 @@ class Layout:
 
     def thread_name(self, lane):
         """'thread (x,y,z) of block (x,y,z)' for a global lane index."""
+
         def pick(v):
             return int(v[lane]) if isinstance(v, np.ndarray) else int(v)
+
         t = tuple(pick(v) for v in self.tid)
         b = tuple(pick(v) for v in self.bid)
         return f"thread {t} of block {b} (warp {int(self.thread_of[lane]) // WARP}, lane {lane % WARP})"

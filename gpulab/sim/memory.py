@@ -7,6 +7,7 @@ wrote and read each element in the current barrier interval, to find races betwe
 of which bytes were ever written, to find reads of uninitialised shared memory; global memory
 keeps one of which blocks stored, loaded and updated each element (``globalrace.py``).
 """
+
 import numpy as np
 
 from .. import errors, metrics
@@ -15,7 +16,7 @@ from .globalrace import GlobalShadow
 from .layout import WARP
 from .trace import GlobalAccess, SharedAccess
 
-ALLOC_ALIGN = 256           # cudaMalloc aligns allocations to at least 256 bytes
+ALLOC_ALIGN = 256  # cudaMalloc aligns allocations to at least 256 bytes
 NO_WARP = -1
 MANY_WARPS = -2
 
@@ -39,7 +40,7 @@ class _Partial:
 
     @property
     def shape(self):
-        return self._array.shape[len(self._prefix):]
+        return self._array.shape[len(self._prefix) :]
 
 
 def _as_tuple(idx):
@@ -48,6 +49,7 @@ def _as_tuple(idx):
 
 class ArrayProxy:
     """Common indexing machinery. Subclasses say which lanes own which storage."""
+
     _gpulab_array = True
     space = "global"
     counted = True
@@ -65,19 +67,21 @@ class ArrayProxy:
         self._refuse(f"using `{self.name}` as a whole numpy array")
 
     def _refuse(self, what):
-        self.ctx.error(errors.UnsupportedFeature,
-                       f"{what} is not available in a kernel on gpulab's simulator: an array "
-                       f"offers shape, ndim, size, dtype and element indexing (numba.cuda refuses "
-                       f".data; numpy methods such as .sum() would run as one thread's serial loop "
-                       f"on a GPU, which the simulator does not model).",
-                       lanes=self.ctx.first_active()[:1],
-                       hint="read and write one element per thread, e.g. `out[i] = a * x[i] + y[i]`, "
-                            "and loop over indices where one thread needs several elements.")
+        self.ctx.error(
+            errors.UnsupportedFeature,
+            f"{what} is not available in a kernel on gpulab's simulator: an array "
+            f"offers shape, ndim, size, dtype and element indexing (numba.cuda refuses "
+            f".data; numpy methods such as .sum() would run as one thread's serial loop "
+            f"on a GPU, which the simulator does not model).",
+            lanes=self.ctx.first_active()[:1],
+            hint="read and write one element per thread, e.g. `out[i] = a * x[i] + y[i]`, "
+            "and loop over indices where one thread needs several elements.",
+        )
 
     # numba-visible attributes
     @property
     def shape(self):
-        return self._data.shape[self._lead:]
+        return self._data.shape[self._lead :]
 
     @property
     def ndim(self):
@@ -108,21 +112,27 @@ class ArrayProxy:
         if len(idx) < len(shape):
             return None, idx
         if len(idx) > len(shape):
-            self.ctx.error(errors.KernelPythonError,
-                           f"`{self.name}` has {len(shape)} dimension(s) but was indexed with "
-                           f"{len(idx)}.", lanes=self.ctx.first_active()[:1])
+            self.ctx.error(
+                errors.KernelPythonError,
+                f"`{self.name}` has {len(shape)} dimension(s) but was indexed with {len(idx)}.",
+                lanes=self.ctx.first_active()[:1],
+            )
         mask = self.ctx.mask
         out = []
         for d, (i, n) in enumerate(zip(idx, shape)):
             if isinstance(i, slice):
-                self.ctx.error(errors.UnsupportedFeature,
-                               f"slicing `{self.name}` inside a kernel is not supported.",
-                               hint="index one element at a time.")
+                self.ctx.error(
+                    errors.UnsupportedFeature,
+                    f"slicing `{self.name}` inside a kernel is not supported.",
+                    hint="index one element at a time.",
+                )
             if isinstance(i, (float, np.floating)) or (_is_array(i) and i.dtype.kind not in "iub"):
-                self.ctx.error(errors.KernelPythonError,
-                               f"index {d} of `{self.name}` is not an integer.",
-                               lanes=self.ctx.first_active()[:1],
-                               hint="array indices must be integers: use int(...) or //.")
+                self.ctx.error(
+                    errors.KernelPythonError,
+                    f"index {d} of `{self.name}` is not an integer.",
+                    lanes=self.ctx.first_active()[:1],
+                    hint="array indices must be integers: use int(...) or //.",
+                )
             if _is_array(i):
                 iv = i[mask] if i.shape == mask.shape else np.broadcast_to(i, mask.shape)[mask]
                 if iv.size and (iv.min() < 0 or iv.max() >= n):
@@ -147,14 +157,21 @@ class ArrayProxy:
             value = i
         where = f"index {value}" + (f" in dimension {dim}" if len(self.shape) > 1 else "")
         shape = self.shape if len(self.shape) > 1 else self.shape[0]
-        neg = (" Negative indices are bugs here: numba on a GPU would silently wrap "
-               "them to the end of the array.") if value < 0 else ""
+        neg = (
+            (
+                " Negative indices are bugs here: numba on a GPU would silently wrap "
+                "them to the end of the array."
+            )
+            if value < 0
+            else ""
+        )
         self.ctx.error(
             errors.OutOfBounds,
             f"{where} is out of bounds for `{self.name}` ({self.space} memory, "
             f"shape {shape}) in {self.ctx.layout.describe(bad_lanes)}.{neg}",
             lanes=bad_lanes,
-            hint="guard the access (e.g. `if i < a.shape[0]:`) or fix the index arithmetic.")
+            hint="guard the access (e.g. `if i < a.shape[0]:`) or fix the index arithmetic.",
+        )
 
     def _full_index(self, idx):
         return self._prefix() + idx
@@ -179,11 +196,13 @@ class ArrayProxy:
     def __setitem__(self, idx, value):
         res, partial = self._resolve(idx)
         if res is None:
-            self.ctx.error(errors.KernelPythonError,
-                           f"assigning to a row of `{self.name}`: index every dimension.")
+            self.ctx.error(
+                errors.KernelPythonError, f"assigning to a row of `{self.name}`: index every dimension."
+            )
         if isinstance(value, (ArrayProxy, _Partial)):
-            self.ctx.error(errors.KernelPythonError,
-                           f"cannot store an array into an element of `{self.name}`.")
+            self.ctx.error(
+                errors.KernelPythonError, f"cannot store an array into an element of `{self.name}`."
+            )
         self._account("st", res, value)
         mask = self.ctx.mask
         full_idx = self._full_index(res)
@@ -235,8 +254,12 @@ class ArrayProxy:
         self.ctx.atomics[self.space] = self.ctx.atomics.get(self.space, 0) + len(lanes)
         full_idx = self._full_index(res)
         flat = np.ravel_multi_index(
-            tuple(np.broadcast_to(i, mask.shape)[lanes] if _is_array(i) else np.full(len(lanes), i)
-                  for i in full_idx), self._data.shape)
+            tuple(
+                np.broadcast_to(i, mask.shape)[lanes] if _is_array(i) else np.full(len(lanes), i)
+                for i in full_idx
+            ),
+            self._data.shape,
+        )
         vals = [np.broadcast_to(np.asarray(v), mask.shape)[lanes] for v in vals]
         flat_data = self._data.reshape(-1)
         old = np.empty(len(lanes), dtype=self._data.dtype)
@@ -267,7 +290,7 @@ class GlobalArray(ArrayProxy):
         ctx = self.ctx
         lay = ctx.layout
         flat = self._flat_elements(idx)
-        if ctx.every:                            # every lane active: no gathers needed
+        if ctx.every:  # every lane active: no gathers needed
             return lay.all_lanes, lay.block_of, np.broadcast_to(flat, ctx.mask.shape)
         lanes = np.flatnonzero(ctx.mask)
         return lanes, lay.block_of[lanes], np.broadcast_to(flat, ctx.mask.shape)[lanes]
@@ -306,25 +329,37 @@ class GlobalArray(ArrayProxy):
         ctx.count(metrics.GLOBAL_SECTORS[op], int(sectors.sum()))
         tw = ctx.trace_warp
         if m2[tw].any():
-            ctx.trace.add("accesses", lambda: GlobalAccess(
-                line=ctx.line, array=self.name, space="global", op=op,
-                addresses=np.where(m2[tw], a2[tw], -1), mask=m2[tw].copy(), size=size,
-                sectors=int(sectors[tw])))
+            ctx.trace.add(
+                "accesses",
+                lambda: GlobalAccess(
+                    line=ctx.line,
+                    array=self.name,
+                    space="global",
+                    op=op,
+                    addresses=np.where(m2[tw], a2[tw], -1),
+                    mask=m2[tw].copy(),
+                    size=size,
+                    sectors=int(sectors[tw]),
+                ),
+            )
         if self._races is not None:
             self._check_races(op, idx, value)
 
 
 class ConstArray(ArrayProxy):
     """``cuda.const.array_like``: read-only, broadcast to the warp; not counted as global traffic."""
+
     space = "constant"
 
     def __setitem__(self, idx, value):
-        self.ctx.error(errors.KernelPythonError,
-                       f"`{self.name}` is in constant memory, which kernels cannot write.")
+        self.ctx.error(
+            errors.KernelPythonError, f"`{self.name}` is in constant memory, which kernels cannot write."
+        )
 
 
 class LocalArray(ArrayProxy):
     """``cuda.local.array``: one private copy per thread."""
+
     space = "local"
     _lead = 1
 
@@ -334,12 +369,13 @@ class LocalArray(ArrayProxy):
 
 class SharedArray(ArrayProxy):
     """``cuda.shared.array``: one copy per block, with bank counting and race detection."""
+
     space = "shared"
     _lead = 1
 
     def __init__(self, ctx, data, name, offset, written=None):
         super().__init__(ctx, data, name)
-        self.offset = offset            # byte offset within the block's shared memory
+        self.offset = offset  # byte offset within the block's shared memory
         n = int(np.prod(data.shape[1:]))
         blocks = data.shape[0]
         size = data.dtype.itemsize
@@ -377,10 +413,20 @@ class SharedArray(ArrayProxy):
             ctx.count(name, n)
         tw = ctx.trace_warp
         if m2[tw].any():
-            ctx.trace.add("accesses", lambda: SharedAccess(
-                line=ctx.line, array=self.name, space="shared", op=op,
-                addresses=np.where(m2[tw], a2[tw], -1), mask=m2[tw].copy(), size=size,
-                wavefronts=int(wave[tw]), bank_conflicts=int(wave[tw] - ideal[tw])))
+            ctx.trace.add(
+                "accesses",
+                lambda: SharedAccess(
+                    line=ctx.line,
+                    array=self.name,
+                    space="shared",
+                    op=op,
+                    addresses=np.where(m2[tw], a2[tw], -1),
+                    mask=m2[tw].copy(),
+                    size=size,
+                    wavefronts=int(wave[tw]),
+                    bank_conflicts=int(wave[tw] - ideal[tw]),
+                ),
+            )
         lanes = np.flatnonzero(mask)
         if not len(lanes):
             return
@@ -408,15 +454,17 @@ class SharedArray(ArrayProxy):
             return
         k = int(np.flatnonzero(~ok)[0])
         ctx = self.ctx
-        ctx.error(errors.UninitializedRead,
-                  f"Uninitialised shared-memory read: {ctx.layout.thread_name(int(lanes[k]))} "
-                  f"{verb} `{self.name}[{self._index_text(el[k])}]`, which no thread of its block "
-                  f"has written in this launch. Shared memory starts with undefined contents "
-                  f"on a GPU (the simulator does not pretend it is zero).",
-                  lanes=[lanes[k]],
-                  hint="write every element before any thread reads it (e.g. each thread stores "
-                       "its element, or zeroes it, then cuda.syncthreads()), or guard the read "
-                       "with the same condition as the write.")
+        ctx.error(
+            errors.UninitializedRead,
+            f"Uninitialised shared-memory read: {ctx.layout.thread_name(int(lanes[k]))} "
+            f"{verb} `{self.name}[{self._index_text(el[k])}]`, which no thread of its block "
+            f"has written in this launch. Shared memory starts with undefined contents "
+            f"on a GPU (the simulator does not pretend it is zero).",
+            lanes=[lanes[k]],
+            hint="write every element before any thread reads it (e.g. each thread stores "
+            "its element, or zeroes it, then cuda.syncthreads()), or guard the read "
+            "with the same condition as the write.",
+        )
 
     def _index_text(self, element):
         idx = np.unravel_index(int(element), self.shape)
@@ -444,12 +492,13 @@ class SharedArray(ArrayProxy):
             r_cur = self.r_epoch.flat[key] == epoch
             prev = np.where(r_cur, self.r_warp.flat[key], NO_WARP)
             lo, hi = self._scratch_lo, self._scratch_hi
-            np.minimum.at(lo, key, lanes)         # lanes are ordered by warp: min/max lane
-            np.maximum.at(hi, key, lanes)         # give the min/max warp and one lane of each
+            np.minimum.at(lo, key, lanes)  # lanes are ordered by warp: min/max lane
+            np.maximum.at(hi, key, lanes)  # give the min/max warp and one lane of each
             lo_lane, hi_lane = lo[key], hi[key]
             prev_lane = self.r_lane.flat[key]
-            many = ((lo_lane // WARP != hi_lane // WARP) | (prev == MANY_WARPS)
-                    | ((prev >= 0) & (prev != warp)))
+            many = (
+                (lo_lane // WARP != hi_lane // WARP) | (prev == MANY_WARPS) | ((prev >= 0) & (prev != warp))
+            )
             self.r_warp.flat[key] = np.where(many, MANY_WARPS, warp)
             # remember two readers from different warps when there are several
             prev_lane2 = np.where(r_cur, self.r_lane2.flat[key], -1)
@@ -482,8 +531,7 @@ class SharedArray(ArrayProxy):
                 reader = self.r_lane[b0, e0]
                 if reader // WARP == me // WARP:
                     reader = self.r_lane2[b0, e0]
-                self._race("write-after-read", me, reader,
-                           el[bad[0]], "read")
+                self._race("write-after-read", me, reader, el[bad[0]], "read")
             # two warps writing the same element in this very instruction: a race unless they
             # all write one value
             key = blk * (el.max() + 1) + el
@@ -497,8 +545,13 @@ class SharedArray(ArrayProxy):
             differ = multi & ~_same(vs, first)
             if differ.any():
                 k = int(np.flatnonzero(differ)[0])
-                self._race("write-after-write", lanes[order][k], lanes[order][starts[gid[k]]],
-                           el[order][k], "wrote a different value to")
+                self._race(
+                    "write-after-write",
+                    lanes[order][k],
+                    lanes[order][starts[gid[k]]],
+                    el[order][k],
+                    "wrote a different value to",
+                )
             benign_now = multi & ~group
             self._benign(int(np.count_nonzero(benign)) + int(np.count_nonzero(benign_now)))
             self.w_lane[blk, el] = lanes
@@ -510,9 +563,11 @@ class SharedArray(ArrayProxy):
         idx = idx[0] if len(idx) == 1 else tuple(int(i) for i in idx)
         me = ctx.layout.thread_name(int(lane))
         other = ctx.layout.thread_name(int(other_lane)) if other_lane >= 0 else "another warp"
-        ctx.error(errors.SharedMemoryRace,
-                  f"Shared-memory race ({kind}) on `{self.name}[{idx}]`: {me} accesses it here, "
-                  f"but {other} {verb} it since the last barrier, from a different warp.",
-                  lanes=[lane, other_lane] if other_lane >= 0 else [lane],
-                  hint="put cuda.syncthreads() between the write and the other access, so one "
-                       "happens before the other for every warp.")
+        ctx.error(
+            errors.SharedMemoryRace,
+            f"Shared-memory race ({kind}) on `{self.name}[{idx}]`: {me} accesses it here, "
+            f"but {other} {verb} it since the last barrier, from a different warp.",
+            lanes=[lane, other_lane] if other_lane >= 0 else [lane],
+            hint="put cuda.syncthreads() between the write and the other access, so one "
+            "happens before the other for every warp.",
+        )

@@ -8,10 +8,10 @@ rewritten kernel: ``gpulab.sim.show_transformed(kernel)``.
 """
 
 # -- names bound in the rewritten function's globals and locals ------------------------------
-CTX = "__ctx"          # the runtime (Context) of the launch
-UNDEF = "__U"          # the value of a local before its first assignment (context.UNDEF)
-FRAME = "__frame"      # the function's frame, from FN_ENTER, handed back to FN_EXIT
-TEMP_PREFIX = "__"     # temporaries the transform introduces: __t1, __it2, __a3, ...
+CTX = "__ctx"  # the runtime (Context) of the launch
+UNDEF = "__U"  # the value of a local before its first assignment (context.UNDEF)
+FRAME = "__frame"  # the function's frame, from FN_ENTER, handed back to FN_EXIT
+TEMP_PREFIX = "__"  # temporaries the transform introduces: __t1, __it2, __a3, ...
 
 
 class Runtime:
@@ -21,39 +21,39 @@ class Runtime:
     """
 
     # statements and assignment
-    STMT = "stmt"                  # stmt(line): before every statement; counts, traces, budget
-    SEL = "sel"                    # sel(new, old): a variable's value after `x = new` under the mask
-    F64 = "f64"                    # f64(literal): float literals are float64, as numba types them
-    ASSERT = "assert_"             # assert_(test)
-    RAISE = "raise_"               # raise_()
+    STMT = "stmt"  # stmt(line): before every statement; counts, traces, budget
+    SEL = "sel"  # sel(new, old): a variable's value after `x = new` under the mask
+    F64 = "f64"  # f64(literal): float literals are float64, as numba types them
+    ASSERT = "assert_"  # assert_(test)
+    RAISE = "raise_"  # raise_()
 
     # if / else, and expressions that branch
-    IF = "if_"                     # if_(test): push a frame
-    THEN = "then_"                 # then_() -> run the body? (narrows the mask)
-    ELSE = "else_"                 # else_() -> run the else body? (the other lanes)
-    ENDIF = "endif"                # endif(): pop, restore the mask
-    LAND = "land"                  # land(left, lambda: right): `and`, per lane
-    LOR = "lor"                    # lor(left, lambda: right): `or`, per lane
-    LNOT = "lnot"                  # lnot(value): `not`, per lane
-    IFEXP = "ifexp"                # ifexp(test, lambda: a, lambda: b): `a if test else b`
+    IF = "if_"  # if_(test): push a frame
+    THEN = "then_"  # then_() -> run the body? (narrows the mask)
+    ELSE = "else_"  # else_() -> run the else body? (the other lanes)
+    ENDIF = "endif"  # endif(): pop, restore the mask
+    LAND = "land"  # land(left, lambda: right): `and`, per lane
+    LOR = "lor"  # lor(left, lambda: right): `or`, per lane
+    LNOT = "lnot"  # lnot(value): `not`, per lane
+    IFEXP = "ifexp"  # ifexp(test, lambda: a, lambda: b): `a if test else b`
 
     # loops
-    LOOP_ENTER = "loop_enter"      # loop_enter(): push a loop frame
-    LOOP_TEST = "loop_test"        # loop_test(lambda: test) -> iterate again? (while)
-    RANGE = "range_"               # range_(*args) -> state of `for ... in range(...)`
-    ITER = "iter_"                 # iter_(seq) -> state of `for ... in <tuple>`
-    LOOP_NEXT = "loop_next"        # loop_next(state) -> iterate again? (for); sets state.value
-    LOOP_EXIT = "loop_exit"        # loop_exit(): pop, restore the mask
-    BREAK = "brk"                  # brk(): the active lanes leave the loop
-    BREAK_DONE = "brk_done"        # brk_done() -> no lane left in the loop: Python `break`
-    CONTINUE = "cont"              # cont(): the active lanes skip to the next iteration
-    CONTINUE_DONE = "cont_done"    # cont_done() -> no lane left in this iteration: `continue`
+    LOOP_ENTER = "loop_enter"  # loop_enter(): push a loop frame
+    LOOP_TEST = "loop_test"  # loop_test(lambda: test) -> iterate again? (while)
+    RANGE = "range_"  # range_(*args) -> state of `for ... in range(...)`
+    ITER = "iter_"  # iter_(seq) -> state of `for ... in <tuple>`
+    LOOP_NEXT = "loop_next"  # loop_next(state) -> iterate again? (for); sets state.value
+    LOOP_EXIT = "loop_exit"  # loop_exit(): pop, restore the mask
+    BREAK = "brk"  # brk(): the active lanes leave the loop
+    BREAK_DONE = "brk_done"  # brk_done() -> no lane left in the loop: Python `break`
+    CONTINUE = "cont"  # cont(): the active lanes skip to the next iteration
+    CONTINUE_DONE = "cont_done"  # cont_done() -> no lane left in this iteration: `continue`
 
     # functions
-    FN_ENTER = "fn_enter"          # fn_enter() -> frame
-    RETURN = "ret"                 # ret(value): the active lanes return `value`
-    RETURN_DONE = "ret_done"       # ret_done() -> every lane returned: Python `return`
-    FN_EXIT = "fn_exit"            # fn_exit(frame) -> the function's value (merged per lane)
+    FN_ENTER = "fn_enter"  # fn_enter() -> frame
+    RETURN = "ret"  # ret(value): the active lanes return `value`
+    RETURN_DONE = "ret_done"  # ret_done() -> every lane returned: Python `return`
+    FN_EXIT = "fn_exit"  # fn_exit(frame) -> the function's value (merged per lane)
 
     @classmethod
     def names(cls):
@@ -62,9 +62,11 @@ class Runtime:
 
 
 #: ``break``/``continue``/``return``: (the call that takes lanes out, the test whether none is left)
-ESCAPES = {"break": (Runtime.BREAK, Runtime.BREAK_DONE),
-           "continue": (Runtime.CONTINUE, Runtime.CONTINUE_DONE),
-           "return": (Runtime.RETURN, Runtime.RETURN_DONE)}
+ESCAPES = {
+    "break": (Runtime.BREAK, Runtime.BREAK_DONE),
+    "continue": (Runtime.CONTINUE, Runtime.CONTINUE_DONE),
+    "return": (Runtime.RETURN, Runtime.RETURN_DONE),
+}
 
 #: keyword the transform adds to ``cuda.atomic.<op>(...)`` whose old value the kernel discards
 #: (a statement of its own), so the atomic can be counted as a RED rather than an ATOM

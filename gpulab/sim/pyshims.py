@@ -4,6 +4,7 @@ numba compiles ``math.sqrt(x)`` or ``min(a, b)`` per thread; the simulator evalu
 all lanes at once, so each name maps to its numpy equivalent with numba's result types
 (``math.floor`` returns an integer, ``int()`` truncates, ...).
 """
+
 import builtins
 import math as _math
 import types
@@ -33,6 +34,7 @@ def _minmax(fn, name):
         for a in args[1:]:
             out = fn(out, a)
         return out
+
     f.__name__ = name
     return f
 
@@ -52,15 +54,22 @@ def _to_int(fn):
     def f(x):
         r = fn(x)
         return r.astype(np.int64) if isinstance(r, np.ndarray) else int(r)
+
     return f
 
 
 def _float_fn(fn):
     """numba promotes integer arguments of math functions to float64."""
+
     def f(*args):
-        args = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind in "iub"
-                else (float(a) if isinstance(a, (int, np.integer)) else a) for a in args]
+        args = [
+            a.astype(np.float64)
+            if isinstance(a, np.ndarray) and a.dtype.kind in "iub"
+            else (float(a) if isinstance(a, (int, np.integer)) else a)
+            for a in args
+        ]
         return fn(*args)
+
     return f
 
 
@@ -83,29 +92,83 @@ def _lgamma(x):
 
 
 MATH = types.SimpleNamespace(
-    pi=_math.pi, e=_math.e, tau=_math.tau, inf=_math.inf, nan=_math.nan,
-    sqrt=_float_fn(np.sqrt), exp=_float_fn(np.exp), expm1=_float_fn(np.expm1),
-    log=_float_fn(np.log), log2=_float_fn(np.log2), log10=_float_fn(np.log10),
-    log1p=_float_fn(np.log1p), sin=_float_fn(np.sin), cos=_float_fn(np.cos),
-    tan=_float_fn(np.tan), asin=_float_fn(np.arcsin), acos=_float_fn(np.arccos),
-    atan=_float_fn(np.arctan), atan2=_float_fn(np.arctan2), sinh=_float_fn(np.sinh),
-    cosh=_float_fn(np.cosh), tanh=_float_fn(np.tanh), asinh=_float_fn(np.arcsinh),
-    acosh=_float_fn(np.arccosh), atanh=_float_fn(np.arctanh), hypot=_float_fn(np.hypot),
-    fabs=_float_fn(np.fabs), pow=_float_fn(np.power), fmod=_float_fn(np.fmod),
-    copysign=_float_fn(np.copysign), floor=_to_int(np.floor), ceil=_to_int(np.ceil),
-    trunc=_to_int(np.trunc), isnan=np.isnan, isinf=np.isinf, isfinite=np.isfinite,
-    radians=_float_fn(np.radians), degrees=_float_fn(np.degrees), erf=_erf, erfc=_erfc,
-    gamma=_gamma, lgamma=_lgamma, ldexp=np.ldexp, frexp=np.frexp, modf=np.modf,
+    pi=_math.pi,
+    e=_math.e,
+    tau=_math.tau,
+    inf=_math.inf,
+    nan=_math.nan,
+    sqrt=_float_fn(np.sqrt),
+    exp=_float_fn(np.exp),
+    expm1=_float_fn(np.expm1),
+    log=_float_fn(np.log),
+    log2=_float_fn(np.log2),
+    log10=_float_fn(np.log10),
+    log1p=_float_fn(np.log1p),
+    sin=_float_fn(np.sin),
+    cos=_float_fn(np.cos),
+    tan=_float_fn(np.tan),
+    asin=_float_fn(np.arcsin),
+    acos=_float_fn(np.arccos),
+    atan=_float_fn(np.arctan),
+    atan2=_float_fn(np.arctan2),
+    sinh=_float_fn(np.sinh),
+    cosh=_float_fn(np.cosh),
+    tanh=_float_fn(np.tanh),
+    asinh=_float_fn(np.arcsinh),
+    acosh=_float_fn(np.arccosh),
+    atanh=_float_fn(np.arctanh),
+    hypot=_float_fn(np.hypot),
+    fabs=_float_fn(np.fabs),
+    pow=_float_fn(np.power),
+    fmod=_float_fn(np.fmod),
+    copysign=_float_fn(np.copysign),
+    floor=_to_int(np.floor),
+    ceil=_to_int(np.ceil),
+    trunc=_to_int(np.trunc),
+    isnan=np.isnan,
+    isinf=np.isinf,
+    isfinite=np.isfinite,
+    radians=_float_fn(np.radians),
+    degrees=_float_fn(np.degrees),
+    erf=_erf,
+    erfc=_erfc,
+    gamma=_gamma,
+    lgamma=_lgamma,
+    ldexp=np.ldexp,
+    frexp=np.frexp,
+    modf=np.modf,
 )
 
 BUILTINS = {
-    "min": _minmax(np.minimum, "min"), "max": _minmax(np.maximum, "max"), "abs": np.abs,
-    "int": _int, "float": _float, "bool": _bool, "round": _round, "len": _len,
+    "min": _minmax(np.minimum, "min"),
+    "max": _minmax(np.maximum, "max"),
+    "abs": np.abs,
+    "int": _int,
+    "float": _float,
+    "bool": _bool,
+    "round": _round,
+    "len": _len,
 }
 
-NUMPY_TYPES = {name: getattr(np, name) for name in (
-    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-    "uint32", "uint64", "bool_", "complex64", "complex128")}
+NUMPY_TYPES = {
+    name: getattr(np, name)
+    for name in (
+        "float16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool_",
+        "complex64",
+        "complex128",
+    )
+}
 
 
 def numba_type_to_numpy(value):

@@ -1,4 +1,5 @@
 """Run one launch on gpulab's simulator: lay out the lanes, wrap the arguments, execute."""
+
 import sys
 import time
 import types
@@ -20,7 +21,10 @@ _CODE_CACHE = {}
 
 def _is_cuda_module(value):
     return isinstance(value, types.ModuleType) and value.__name__ in (
-        "numba.cuda", "numba.cuda.simulator", "numba.cuda.simulator.api")
+        "numba.cuda",
+        "numba.cuda.simulator",
+        "numba.cuda.simulator.api",
+    )
 
 
 class _Compiled:
@@ -38,8 +42,10 @@ class _Launch:
     def __init__(self, ctx, sim):
         self.ctx, self.sim = ctx, sim
         self.functions = {}
-        self.numba_shim = types.SimpleNamespace(cuda=sim, **{
-            k: v for k, v in __import__("gpulab.sim.pyshims", fromlist=["x"]).NUMPY_TYPES.items()})
+        self.numba_shim = types.SimpleNamespace(
+            cuda=sim,
+            **{k: v for k, v in __import__("gpulab.sim.pyshims", fromlist=["x"]).NUMPY_TYPES.items()},
+        )
 
     def build(self, fn):
         """The simulator's version of ``fn`` with its globals swapped for the simulated ones."""
@@ -68,8 +74,10 @@ class _Launch:
         lanes = np.flatnonzero(ctx.mask)
         limit = 64
         for lane in lanes[:limit]:
-            vals = [a[lane] if isinstance(a, np.ndarray) and a.ndim and a.shape[0] == ctx.mask.shape[0]
-                    else a for a in args]
+            vals = [
+                a[lane] if isinstance(a, np.ndarray) and a.ndim and a.shape[0] == ctx.mask.shape[0] else a
+                for a in args
+            ]
             print(*vals)
         if len(lanes) > limit:
             print(f"... ({len(lanes) - limit} more lines from other threads)")
@@ -94,7 +102,7 @@ class _LazyDevice:
 
     def __init__(self, launch, fn, signature=None):
         self.launch, self.fn, self.built = launch, fn, None
-        self.signature = signature          # (argument dtypes, return dtype) when declared
+        self.signature = signature  # (argument dtypes, return dtype) when declared
 
     def __call__(self, *args):
         if self.built is None:
@@ -138,37 +146,39 @@ def _wrap_args(ctx, args, names):
         elif hasattr(a, "copy_to_host"):
             raise errors.LaunchConfigError(
                 f"argument `{name}` is a device array; gpulab's simulator works on numpy arrays. "
-                f"Pass the numpy array itself (it is updated in place).")
+                f"Pass the numpy array itself (it is updated in place)."
+            )
         else:
             raise errors.LaunchConfigError(
-                f"argument `{name}` has type {type(a).__name__}; kernels take numpy arrays and "
-                f"numbers.")
+                f"argument `{name}` has type {type(a).__name__}; kernels take numpy arrays and numbers."
+            )
     return wrapped
 
 
-def run(kernel, layout, args, *, shared_bytes=0, trace=(0, 0), max_steps=None,
-        timeout_s=None):
+def run(kernel, layout, args, *, shared_bytes=0, trace=(0, 0), max_steps=None, timeout_s=None):
     """Execute ``kernel`` over ``layout`` on the simulator; return the finished Context.
     ``max_steps`` and ``timeout_s`` default to the launch layer's budgets
     (``gpulab.launch.DEFAULT_MAX_STEPS``, ``DEFAULT_TIMEOUT_S``), kept in one place there."""
     if max_steps is None or timeout_s is None:
-        from gpulab.launch import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT_S   # launch imports us
+        from gpulab.launch import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT_S  # launch imports us
+
         max_steps = DEFAULT_MAX_STEPS if max_steps is None else max_steps
         timeout_s = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
     fn = python_function(kernel)
     if fn is None:
-        raise errors.LaunchConfigError(
-            f"{kernel!r} is not a numba.cuda kernel or a Python function.")
+        raise errors.LaunchConfigError(f"{kernel!r} is not a numba.cuda kernel or a Python function.")
     names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
     if len(args) != len(names):
         raise errors.LaunchConfigError(
             f"kernel `{fn.__name__}` takes {len(names)} argument(s) "
-            f"({', '.join(names)}) but the launch passed {len(args)}.")
+            f"({', '.join(names)}) but the launch passed {len(args)}."
+        )
     tb, tw = trace
     if not (0 <= tb < layout.blocks and 0 <= tw < layout.warps_per_block):
         raise errors.LaunchConfigError(
             f"trace=({tb}, {tw}) names no warp: the launch has {layout.blocks} block(s) of "
-            f"{layout.warps_per_block} warp(s).")
+            f"{layout.warps_per_block} warp(s)."
+        )
     argtypes = eager.declared_types(kernel, typecheck.argument_types(args), names)
     typecheck.check(fn, argtypes)
     ctx = Context(layout, fn.__name__, tb * layout.warps_per_block + tw, max_steps, timeout_s)
@@ -186,15 +196,21 @@ def run(kernel, layout, args, *, shared_bytes=0, trace=(0, 0), max_steps=None,
     except errors.GpulabError:
         raise
     except RecursionError:
-        raise errors.UnsupportedFeature("recursion is not supported in kernels.",
-                                        kernel=ctx.kernel_name, line=ctx.line,
-                                        source=ctx.lines.get(ctx.line)) from None
+        raise errors.UnsupportedFeature(
+            "recursion is not supported in kernels.",
+            kernel=ctx.kernel_name,
+            line=ctx.line,
+            source=ctx.lines.get(ctx.line),
+        ) from None
     except Exception as exc:
         lanes = np.flatnonzero(ctx.mask)
         raise errors.KernelPythonError(
             f"{type(exc).__name__}: {exc}\nwhile running {layout.describe(lanes)}.",
-            kernel=ctx.kernel_name, filename=ctx.filename, line=ctx.line,
+            kernel=ctx.kernel_name,
+            filename=ctx.filename,
+            line=ctx.line,
             source=ctx.lines.get(ctx.line),
-            threads=[layout.thread_name(int(l)) for l in lanes[:8]]) from exc
+            threads=[layout.thread_name(int(l)) for l in lanes[:8]],
+        ) from exc
     ctx.elapsed = time.perf_counter() - started
     return ctx

@@ -7,6 +7,7 @@ the segment; ``xor`` reads lane ^ ``arg`` and keeps its own value when that lies
 segment (earlier segments may be read). The simulator and the shuffle figures both call
 :func:`source_lanes`, so the rule has one home.
 """
+
 import numpy as np
 
 from ..metrics import WARP

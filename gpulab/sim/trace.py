@@ -8,6 +8,7 @@ statement (:class:`MaskStep`), its memory instructions (:class:`GlobalAccess`,
 Records also read like the dicts they replace (``rec["op"]``, ``rec.get("sectors")``), so code
 written against the old traces keeps working.
 """
+
 from dataclasses import dataclass, fields
 from typing import NamedTuple, Optional
 
@@ -19,6 +20,7 @@ LIMITS = {"mask_history": 200_000, "accesses": 20_000, "shuffles": 20_000}
 
 class MaskStep(NamedTuple):
     """The traced warp's active lanes (bit k = lane k) when it executed ``line``."""
+
     line: int
     mask: int
 
@@ -44,24 +46,27 @@ class _Record:
 @dataclass
 class MemoryAccess(_Record):
     """One warp-level load or store of the traced warp: byte addresses per lane (-1 inactive)."""
+
     line: int
     array: str
-    space: str                 # "global" or "shared"
-    op: str                    # "ld" or "st"
+    space: str  # "global" or "shared"
+    op: str  # "ld" or "st"
     addresses: np.ndarray
-    mask: np.ndarray           # bool per lane
-    size: int                  # bytes per lane
+    mask: np.ndarray  # bool per lane
+    size: int  # bytes per lane
 
 
 @dataclass
 class GlobalAccess(MemoryAccess):
     """A global-memory instruction and the 32-byte sectors it touched."""
+
     sectors: int = 0
 
 
 @dataclass
 class SharedAccess(MemoryAccess):
     """A shared-memory instruction, its wavefronts and bank conflicts."""
+
     wavefronts: int = 0
     bank_conflicts: int = 0
 
@@ -69,6 +74,7 @@ class SharedAccess(MemoryAccess):
 @dataclass
 class ShuffleRecord(_Record):
     """One ``shfl_*_sync`` of the traced warp: the lane each lane read, and the member lanes."""
+
     line: Optional[int]
     kind: str
     src: np.ndarray

@@ -8,6 +8,7 @@ construct they leave ends. All of that is done by calls into the runtime context
 whose method names are the constants of :mod:`gpulab.sim.protocol` (the one list of them).
 ``show_transformed(kernel)`` prints the rewritten code.
 """
+
 import ast
 import inspect
 import textwrap
@@ -19,8 +20,11 @@ from .protocol import CTX, ESCAPES, FRAME, RESULT_UNUSED, TEMP_PREFIX, UNDEF, Ru
 
 def _call(name, *args):
     """``__ctx.<name>(*args)``: a call into the runtime (``name`` from ``protocol.Runtime``)."""
-    return ast.Call(func=ast.Attribute(value=ast.Name(CTX, ast.Load()), attr=name, ctx=ast.Load()),
-                    args=list(args), keywords=[])
+    return ast.Call(
+        func=ast.Attribute(value=ast.Name(CTX, ast.Load()), attr=name, ctx=ast.Load()),
+        args=list(args),
+        keywords=[],
+    )
 
 
 def _expr_stmt(name, *args):
@@ -30,8 +34,12 @@ def _expr_stmt(name, *args):
 
 def _lambda(body):
     """``lambda: body``: defers an operand so the runtime evaluates it under a narrowed mask."""
-    return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
-                                         kw_defaults=[], kwarg=None, defaults=[]), body=body)
+    return ast.Lambda(
+        args=ast.arguments(
+            posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+        ),
+        body=body,
+    )
 
 
 def _assigned_names(fn):
@@ -59,10 +67,14 @@ class _Rewriter(ast.NodeTransformer):
     def _unsupported(self, node, what):
         line = getattr(node, "lineno", None)
         src = self.lines.get(line, "")
-        raise UnsupportedFeature(f"{what} is not supported by gpulab's simulator.",
-                                 filename=self.filename, line=line, source=src,
-                                 hint="rewrite it with if/for/while, arrays and scalars "
-                                      "(the subset of Python that numba.cuda compiles).")
+        raise UnsupportedFeature(
+            f"{what} is not supported by gpulab's simulator.",
+            filename=self.filename,
+            line=line,
+            source=src,
+            hint="rewrite it with if/for/while, arrays and scalars "
+            "(the subset of Python that numba.cuda compiles).",
+        )
 
     # -- expressions -------------------------------------------------------------------
     def visit_BoolOp(self, node):
@@ -81,8 +93,9 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
-        return ast.copy_location(_call(Runtime.IFEXP, node.test, _lambda(node.body),
-                                       _lambda(node.orelse)), node)
+        return ast.copy_location(
+            _call(Runtime.IFEXP, node.test, _lambda(node.body), _lambda(node.orelse)), node
+        )
 
     def visit_Compare(self, node):
         self.generic_visit(node)
@@ -107,18 +120,27 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func
-        if (isinstance(f, ast.Attribute) and f.attr == "array" and isinstance(f.value, ast.Attribute)
-                and f.value.attr in ("shared", "local")):
-            shape = node.args[0] if node.args else next(
-                (k.value for k in node.keywords if k.arg == "shape"), None)
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr == "array"
+            and isinstance(f.value, ast.Attribute)
+            and f.value.attr in ("shared", "local")
+        ):
+            shape = (
+                node.args[0]
+                if node.args
+                else next((k.value for k in node.keywords if k.arg == "shape"), None)
+            )
             if shape is not None and not _is_constant_shape(shape):
                 line = getattr(node, "lineno", None)
                 raise UnsupportedFeature(
                     f"the shape of cuda.{f.value.attr}.array must be a compile-time constant for "
                     f"numba: an int literal, a global constant, or a tuple of those.",
-                    filename=self.filename, line=line, source=self.lines.get(line),
-                    hint="compute it at module level, e.g. TILE_PAD = TILE + 1, and use "
-                         "(TILE, TILE_PAD).")
+                    filename=self.filename,
+                    line=line,
+                    source=self.lines.get(line),
+                    hint="compute it at module level, e.g. TILE_PAD = TILE + 1, and use (TILE, TILE_PAD).",
+                )
         return node
 
     def visit_Lambda(self, node):
@@ -145,16 +167,23 @@ class _Rewriter(ast.NodeTransformer):
 
     def _assign_target(self, target, value_expr, out):
         if isinstance(target, ast.Name):
-            out.append(ast.Assign(targets=[ast.Name(target.id, ast.Store())],
-                                  value=_call(Runtime.SEL, value_expr, ast.Name(target.id, ast.Load()))))
+            out.append(
+                ast.Assign(
+                    targets=[ast.Name(target.id, ast.Store())],
+                    value=_call(Runtime.SEL, value_expr, ast.Name(target.id, ast.Load())),
+                )
+            )
         elif isinstance(target, (ast.Tuple, ast.List)):
             tmp = self._new("t")
             out.append(ast.Assign(targets=[ast.Name(tmp, ast.Store())], value=value_expr))
             for k, elt in enumerate(target.elts):
                 if isinstance(elt, ast.Starred):
                     self._unsupported(elt, "starred assignment")
-                self._assign_target(elt, ast.Subscript(value=ast.Name(tmp, ast.Load()),
-                                                       slice=ast.Constant(k), ctx=ast.Load()), out)
+                self._assign_target(
+                    elt,
+                    ast.Subscript(value=ast.Name(tmp, ast.Load()), slice=ast.Constant(k), ctx=ast.Load()),
+                    out,
+                )
         elif isinstance(target, ast.Subscript):
             out.append(ast.Assign(targets=[target], value=value_expr))
         elif isinstance(target, ast.Attribute):
@@ -178,8 +207,7 @@ class _Rewriter(ast.NodeTransformer):
     def visit_AnnAssign(self, node):
         if node.value is None:
             return None
-        return self.visit_Assign(ast.copy_location(
-            ast.Assign(targets=[node.target], value=node.value), node))
+        return self.visit_Assign(ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node))
 
     def visit_AugAssign(self, node):
         node.value = self.visit(node.value)
@@ -193,12 +221,13 @@ class _Rewriter(ast.NodeTransformer):
             arr, idx = self._new("a"), self._new("i")
             out.append(ast.Assign(targets=[ast.Name(arr, ast.Store())], value=target.value))
             out.append(ast.Assign(targets=[ast.Name(idx, ast.Store())], value=target.slice))
-            load = ast.Subscript(value=ast.Name(arr, ast.Load()), slice=ast.Name(idx, ast.Load()),
-                                 ctx=ast.Load())
-            store = ast.Subscript(value=ast.Name(arr, ast.Load()), slice=ast.Name(idx, ast.Load()),
-                                  ctx=ast.Store())
-            out.append(ast.Assign(targets=[store],
-                                  value=ast.BinOp(left=load, op=node.op, right=node.value)))
+            load = ast.Subscript(
+                value=ast.Name(arr, ast.Load()), slice=ast.Name(idx, ast.Load()), ctx=ast.Load()
+            )
+            store = ast.Subscript(
+                value=ast.Name(arr, ast.Load()), slice=ast.Name(idx, ast.Load()), ctx=ast.Store()
+            )
+            out.append(ast.Assign(targets=[store], value=ast.BinOp(left=load, op=node.op, right=node.value)))
         else:
             self._unsupported(target, "this augmented assignment target")
         return [ast.copy_location(s, node) for s in out]
@@ -207,7 +236,7 @@ class _Rewriter(ast.NodeTransformer):
         node.value = self.visit(node.value)
         if isinstance(node.value, ast.Constant):  # docstrings and bare constants
             return None
-        if _is_atomic_call(node.value):            # old value discarded: may compile to RED
+        if _is_atomic_call(node.value):  # old value discarded: may compile to RED
             node.value.keywords.append(ast.keyword(arg=RESULT_UNUSED, value=ast.Constant(True)))
         return [self._mark(node), node]
 
@@ -218,8 +247,11 @@ class _Rewriter(ast.NodeTransformer):
         test = self.visit(node.test)
         body = self._stmts(node.body)
         orelse = self._stmts(node.orelse) if node.orelse else None
-        out = [self._mark(node), ast.copy_location(_expr_stmt(Runtime.IF, test), node),
-               ast.copy_location(ast.If(test=_call(Runtime.THEN), body=body, orelse=[]), node)]
+        out = [
+            self._mark(node),
+            ast.copy_location(_expr_stmt(Runtime.IF, test), node),
+            ast.copy_location(ast.If(test=_call(Runtime.THEN), body=body, orelse=[]), node),
+        ]
         if orelse is not None:
             out.append(ast.copy_location(ast.If(test=_call(Runtime.ELSE), body=orelse, orelse=[]), node))
         out.append(ast.copy_location(_expr_stmt(Runtime.ENDIF), node))
@@ -232,17 +264,25 @@ class _Rewriter(ast.NodeTransformer):
         self.loop_depth += 1
         body = self._stmts(node.body)
         self.loop_depth -= 1
-        return [self._mark(node), ast.copy_location(_expr_stmt(Runtime.LOOP_ENTER), node),
-                ast.copy_location(ast.While(test=_call(Runtime.LOOP_TEST, _lambda(test)), body=body,
-                                            orelse=[]), node),
-                ast.copy_location(_expr_stmt(Runtime.LOOP_EXIT), node)]
+        return [
+            self._mark(node),
+            ast.copy_location(_expr_stmt(Runtime.LOOP_ENTER), node),
+            ast.copy_location(
+                ast.While(test=_call(Runtime.LOOP_TEST, _lambda(test)), body=body, orelse=[]), node
+            ),
+            ast.copy_location(_expr_stmt(Runtime.LOOP_EXIT), node),
+        ]
 
     def visit_For(self, node):
         if node.orelse:
             self._unsupported(node, "for ... else")
         it = self.visit(node.iter)
-        if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
-                and not it.keywords):
+        if (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "range"
+            and not it.keywords
+        ):
             source = _call(Runtime.RANGE, *it.args)
         else:
             source = _call(Runtime.ITER, it)
@@ -251,22 +291,34 @@ class _Rewriter(ast.NodeTransformer):
         body = self._stmts(node.body)
         self.loop_depth -= 1
         assign = []
-        self._assign_target(node.target, ast.Attribute(value=ast.Name(state, ast.Load()),
-                                                       attr="value", ctx=ast.Load()), assign)
-        return [self._mark(node), ast.copy_location(_expr_stmt(Runtime.LOOP_ENTER), node),
-                ast.copy_location(ast.Assign(targets=[ast.Name(state, ast.Store())], value=source),
-                                  node),
-                ast.copy_location(ast.While(test=_call(Runtime.LOOP_NEXT, ast.Name(state, ast.Load())),
-                                            body=assign + body, orelse=[]), node),
-                ast.copy_location(_expr_stmt(Runtime.LOOP_EXIT), node)]
+        self._assign_target(
+            node.target,
+            ast.Attribute(value=ast.Name(state, ast.Load()), attr="value", ctx=ast.Load()),
+            assign,
+        )
+        return [
+            self._mark(node),
+            ast.copy_location(_expr_stmt(Runtime.LOOP_ENTER), node),
+            ast.copy_location(ast.Assign(targets=[ast.Name(state, ast.Store())], value=source), node),
+            ast.copy_location(
+                ast.While(
+                    test=_call(Runtime.LOOP_NEXT, ast.Name(state, ast.Load())), body=assign + body, orelse=[]
+                ),
+                node,
+            ),
+            ast.copy_location(_expr_stmt(Runtime.LOOP_EXIT), node),
+        ]
 
     def _escape(self, node, which, jump, *args):
         """Take the active lanes out (``brk``/``cont``/``ret``), then leave the Python construct
         once no lane is left in it (``brk_done``/``cont_done``/``ret_done``)."""
         leave, done = ESCAPES[which]
         guard = ast.If(test=_call(done), body=[jump], orelse=[])
-        return [self._mark(node), ast.copy_location(_expr_stmt(leave, *args), node),
-                ast.copy_location(guard, node)]
+        return [
+            self._mark(node),
+            ast.copy_location(_expr_stmt(leave, *args), node),
+            ast.copy_location(guard, node),
+        ]
 
     def visit_Break(self, node):
         return self._escape(node, "break", ast.Break())
@@ -288,6 +340,7 @@ class _Rewriter(ast.NodeTransformer):
     def _no(what):
         def visit(self, node):
             self._unsupported(node, what)
+
         return visit
 
     visit_With = _no("a with statement")
@@ -314,8 +367,7 @@ def _fn_exit():
 def _is_atomic_call(node):
     """True for a call written ``<something>.atomic.<op>(...)`` (``cuda.atomic.add(...)``)."""
     f = node.func if isinstance(node, ast.Call) else None
-    return (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute)
-            and f.value.attr == "atomic")
+    return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and f.value.attr == "atomic"
 
 
 def _is_constant_shape(node):
@@ -338,7 +390,8 @@ def source_of(fn):
     except (OSError, TypeError) as exc:
         raise UnsupportedFeature(
             f"gpulab cannot read the source of `{getattr(fn, '__name__', fn)}` ({exc}).",
-            hint="define the kernel in a file or a notebook cell, not with exec().") from None
+            hint="define the kernel in a file or a notebook cell, not with exec().",
+        ) from None
     return textwrap.dedent("".join(lines)), inspect.getsourcefile(fn) or "<kernel>", first
 
 
@@ -354,15 +407,18 @@ def rewrite(fn):
     fdef.decorator_list = []
     args = fdef.args
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-        raise UnsupportedFeature(f"`{fn.__name__}` has *args/**kwargs/keyword-only parameters.",
-                                 filename=filename, line=fdef.lineno, source=lines.get(fdef.lineno))
+        raise UnsupportedFeature(
+            f"`{fn.__name__}` has *args/**kwargs/keyword-only parameters.",
+            filename=filename,
+            line=fdef.lineno,
+            source=lines.get(fdef.lineno),
+        )
     rw = _Rewriter(filename, lines)
     locals_ = _assigned_names(fdef)
     body = rw._stmts(fdef.body)
     prologue = [ast.Assign(targets=[ast.Name(FRAME, ast.Store())], value=_call(Runtime.FN_ENTER))]
     for name in locals_:
-        prologue.append(ast.Assign(targets=[ast.Name(name, ast.Store())],
-                                   value=ast.Name(UNDEF, ast.Load())))
+        prologue.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=ast.Name(UNDEF, ast.Load())))
     epilogue = [_fn_exit()]
     for stmt in prologue + epilogue:
         ast.copy_location(stmt, fdef)

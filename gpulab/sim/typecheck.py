@@ -10,6 +10,7 @@ Device functions the kernel calls are typed by numba through their dispatcher, w
 the current device's compute capability; with no GPU, :func:`fake_device` answers sm_90 for the
 length of the check (compilation stays at LLVM IR, which needs no driver either).
 """
+
 import contextlib
 import re
 import threading
@@ -20,13 +21,14 @@ from .. import errors
 
 _CACHE = {}
 _LOCK = threading.RLock()
-CC = (9, 0)           # compute capability assumed when typing without a GPU (H200, sm_90)
+CC = (9, 0)  # compute capability assumed when typing without a GPU (H200, sm_90)
 
 
 def enabled():
     """False under NUMBA_ENABLE_CUDASIM=1, where numba.cuda is Numba's simulator (no compiler)."""
     try:
         from numba.cuda.core import config
+
         return not config.ENABLE_CUDASIM
     except Exception:
         return False
@@ -37,6 +39,7 @@ def fake_device():
     """Let numba-cuda type device functions without a GPU: report compute capability ``CC``."""
     import numba.cuda.dispatcher as disp
     from ..backends.gpu import available as gpu_available
+
     if gpu_available():
         yield
         return
@@ -57,6 +60,7 @@ def _pipeline_class():
     @register_pass(mutates_CFG=False, analysis_only=True)
     class GpulabTypesDone(FunctionPass):
         """Ends the pipeline after type inference (nothing to lower: the simulator runs it)."""
+
         _name = "gpulab_types_done"
 
         def __init__(self):
@@ -73,8 +77,9 @@ def _pipeline_class():
             dpb = compiler.DefaultPassBuilder
             pm = PassManager("gpulab typing")
             for impl, desc in dpb.define_untyped_pipeline(self.state).passes:
-                pm.add_pass(compiler.CUDATranslateBytecode
-                            if impl is compiler.TranslateByteCode else impl, desc)
+                pm.add_pass(
+                    compiler.CUDATranslateBytecode if impl is compiler.TranslateByteCode else impl, desc
+                )
             for impl, desc in dpb.define_typed_pipeline(self.state).passes:
                 pm.add_pass(impl, desc)
             pm.add_pass(GpulabTypesDone, "gpulab: stop after typing")
@@ -91,6 +96,7 @@ def _type_only(fn, argtypes):
     from numba.cuda import compiler, utils
     from numba.cuda import types
     from numba.cuda.descriptor import cuda_target
+
     if not _PIPELINE:
         _PIPELINE.append(_pipeline_class())
     flags = compiler.CUDAFlags()
@@ -98,8 +104,15 @@ def _type_only(fn, argtypes):
     flags.error_model = "numpy"
     flags.compute_capability = CC
     with utils.numba_target_override(), fake_device():
-        pipe = _PIPELINE[0](cuda_target.typing_context, cuda_target.target_context, None,
-                            tuple(argtypes), types.void, flags, {})
+        pipe = _PIPELINE[0](
+            cuda_target.typing_context,
+            cuda_target.target_context,
+            None,
+            tuple(argtypes),
+            types.void,
+            flags,
+            {},
+        )
         pipe.compile_extra(fn)
 
 
@@ -114,6 +127,7 @@ def argument_types(args):
     """
     import numpy as np
     from numba.core.typing.typeof import Purpose, typeof
+
     out = []
     for a in args:
         key = None
@@ -133,15 +147,17 @@ def argument_types(args):
     return tuple(out)
 
 
-_NOISE = re.compile(r"^\s*(Failed in .* pipeline \(step: .*\)|During: .*|File \".*\", line \d+:|"
-                    r"\^|def .*:|There are \d+ candidate implementations:|- Of which .*|"
-                    r"Intrinsic of function .*|Overload of function .*|With argument\(s\): .*|No match\.|<source .*>|)\s*$")
+_NOISE = re.compile(
+    r"^\s*(Failed in .* pipeline \(step: .*\)|During: .*|File \".*\", line \d+:|"
+    r"\^|def .*:|There are \d+ candidate implementations:|- Of which .*|"
+    r"Intrinsic of function .*|Overload of function .*|With argument\(s\): .*|No match\.|<source .*>|)\s*$"
+)
 
 
 def _summary(exc, fn):
     """numba's message without the pipeline banner, file excerpts and 'During:' trailers."""
     text = str(exc)
-    text = re.sub(r"\x1b\[[0-9;]*m", "", text)          # numba may colour its messages
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # numba may colour its messages
     keep = []
     src_lines = {s.strip() for s in _source_lines(fn).values() if s.strip()}
     for line in text.splitlines():
@@ -154,6 +170,7 @@ def _summary(exc, fn):
 
 def _source_lines(fn):
     import inspect
+
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
@@ -193,6 +210,7 @@ def _is_numba_error(exc):
     numba's own internal errors: numba would fail the same way compiling it for a GPU)."""
     import numba.core.errors as core_errors
     from numba.cuda.core import errors as cuda_errors
+
     verdicts = (core_errors.NumbaError, cuda_errors.NumbaError, NotImplementedError)
     if isinstance(exc, verdicts) or type(exc).__name__ == "UnsupportedBytecodeError":
         return True
@@ -225,8 +243,11 @@ def check(fn, argtypes, what="kernel"):
     except Exception as exc:
         if not _is_numba_error(exc):
             # a failure of the check itself, not a verdict on the kernel: say so, run it anyway
-            warnings.warn(f"gpulab could not type-check `{fn.__name__}` with numba "
-                          f"({type(exc).__name__}: {exc}); running it unchecked.", stacklevel=3)
+            warnings.warn(
+                f"gpulab could not type-check `{fn.__name__}` with numba "
+                f"({type(exc).__name__}: {exc}); running it unchecked.",
+                stacklevel=3,
+            )
             _CACHE[key] = None
             return
         line = _line_of(exc, fn)
@@ -234,12 +255,15 @@ def check(fn, argtypes, what="kernel"):
         err = errors.NotCompilable(
             f"numba.cuda would refuse to compile this {what} for argument types "
             f"({', '.join(str(t) for t in argtypes)}):\n{_summary(exc, fn)}",
-            kernel=fn.__name__, filename=fn.__code__.co_filename, line=line,
+            kernel=fn.__name__,
+            filename=fn.__code__.co_filename,
+            line=line,
             source=src.get(line),
             hint="write the kernel in the subset of Python numba.cuda compiles: index arrays "
-                 "element by element (no .data, no numpy array methods or numpy calls on "
-                 "arrays), use math.* and cuda.* for the rest. gpulab runs only kernels numba "
-                 "would compile, so what passes here also compiles on a GPU.")
+            "element by element (no .data, no numpy array methods or numpy calls on "
+            "arrays), use math.* and cuda.* for the rest. gpulab runs only kernels numba "
+            "would compile, so what passes here also compiles on a GPU.",
+        )
         err.numba_error = exc
     _CACHE[key] = err
     if err is not None:

@@ -9,6 +9,7 @@ socket's edge-triggered wake-up, so a reply that arrives meanwhile is only notic
 cell's timeout fires: the cell "takes" exactly the timeout and then succeeds. An ``Image``
 widget's value is plain widget state: nbclient stores it and sends nothing back.
 """
+
 from __future__ import annotations
 
 import io
@@ -22,6 +23,7 @@ def figure(figsize: tuple[float, float]):
     from matplotlib.figure import Figure
 
     from gpulab.plots import style
+
     style.apply()
     fig = Figure(figsize=figsize)
     return fig, fig.add_subplot()
@@ -31,6 +33,7 @@ def png(fig, dpi: int | None = None) -> bytes:
     """The figure rendered as PNG bytes (tight bounding box), at the style's PNG resolution
     (``savefig.dpi``: 2 pixels per displayed pixel, sharp on high-DPI screens and in print)."""
     from gpulab.plots import style
+
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi or style.RC["savefig.dpi"], bbox_inches="tight")
     return buf.getvalue()
@@ -53,6 +56,7 @@ def show(view: W.Image, fig, dpi: int | None = None) -> None:
     by default) but displayed at the figure's size at ``figure.dpi`` (100 px per inch), so a
     high-resolution PNG is sharp rather than twice as large."""
     from gpulab.plots import style
+
     dpi = dpi or style.RC["savefig.dpi"]
     data = png(fig, dpi)
     view.value = data

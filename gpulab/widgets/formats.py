@@ -4,6 +4,7 @@ Every change reruns the CPU emulation (gpulab.models.formats.mixed_matmul) and w
 current choice into a variable (default ``choice``) of the namespace it is given, so the
 self-check and an autograder read a value, not the dropdowns' positions.
 """
+
 from __future__ import annotations
 
 import ipywidgets as W
@@ -14,8 +15,13 @@ from gpulab.models import formats as F
 class FormatPicker:
     """Dropdowns for the storage format of X and W and for the accumulator, plus a verdict."""
 
-    def __init__(self, namespace: dict | None = None, name: str = "choice",
-                 problem: F.BudgetProblem | None = None, start: dict | None = None):
+    def __init__(
+        self,
+        namespace: dict | None = None,
+        name: str = "choice",
+        problem: F.BudgetProblem | None = None,
+        start: dict | None = None,
+    ):
         self.namespace = namespace if namespace is not None else {}
         self.name = name
         self.problem = problem or F.default_problem()
@@ -23,12 +29,15 @@ class FormatPicker:
         style = {"description_width": "150px"}
         lay = W.Layout(width="380px")
         p = self.problem
-        self.x = W.Dropdown(options=p.x_formats, value=start["x"], description="X (activations)",
-                            style=style, layout=lay)
-        self.w = W.Dropdown(options=p.w_formats, value=start["w"], description="W (weights)",
-                            style=style, layout=lay)
-        self.acc = W.Dropdown(options=p.accs, value=start["acc"], description="accumulator",
-                              style=style, layout=lay)
+        self.x = W.Dropdown(
+            options=p.x_formats, value=start["x"], description="X (activations)", style=style, layout=lay
+        )
+        self.w = W.Dropdown(
+            options=p.w_formats, value=start["w"], description="W (weights)", style=style, layout=lay
+        )
+        self.acc = W.Dropdown(
+            options=p.accs, value=start["acc"], description="accumulator", style=style, layout=lay
+        )
         self.out = W.HTML()
         for d in (self.x, self.w, self.acc):
             d.observe(self._update, names="value")
@@ -50,15 +59,18 @@ class FormatPicker:
         r = self.evaluate()
         self.namespace[self.name] = self.value
         ok = r["error"] <= self.problem.budget
-        verdict = ("<span style='color:green'>within</span>" if ok
-                   else "<span style='color:red'>over</span>")
+        verdict = "<span style='color:green'>within</span>" if ok else "<span style='color:red'>over</span>"
         note = ""
         if self.problem.pairs is not None and (r["x"], r["w"]) not in self.problem.pairs:
-            note = (" <span style='color:red'>No tensor-core instruction multiplies this pair</span>: "
-                    "the emulation computes it, the hardware would not.")
-        self.out.value = (f"relative error <b>{r['error']:.3%}</b> ({verdict} the "
-                          f"{self.problem.budget:.0%} budget), X + W = <b>{r['bytes']}</b> bytes."
-                          f"{note} <code>{self.name} = {self.value}</code>")
+            note = (
+                " <span style='color:red'>No tensor-core instruction multiplies this pair</span>: "
+                "the emulation computes it, the hardware would not."
+            )
+        self.out.value = (
+            f"relative error <b>{r['error']:.3%}</b> ({verdict} the "
+            f"{self.problem.budget:.0%} budget), X + W = <b>{r['bytes']}</b> bytes."
+            f"{note} <code>{self.name} = {self.value}</code>"
+        )
 
     def _ipython_display_(self):
         from IPython.display import display

@@ -3,6 +3,7 @@
 The widget writes its current result into a variable (default ``answer``) of the namespace
 it is given, so code after it (and an autograder) reads a value, not a slider position.
 """
+
 from __future__ import annotations
 
 import ipywidgets as W
@@ -13,22 +14,36 @@ from gpulab.models import latency as lat
 class LittleExplorer:
     """Sliders for a GPU's memory system; shows bytes in flight and warps needed per SM."""
 
-    def __init__(self, namespace: dict | None = None, name: str = "answer", spec=lat.H200,
-                 latency_ns: float = 700.0):
+    def __init__(
+        self, namespace: dict | None = None, name: str = "answer", spec=lat.H200, latency_ns: float = 700.0
+    ):
         self.namespace = namespace if namespace is not None else {}
         self.name = name
         style = {"description_width": "170px"}
         lay = W.Layout(width="520px")
-        self.bandwidth = W.FloatSlider(value=spec.bandwidth / 1e12, min=0.1, max=10, step=0.1,
-                                       description="bandwidth (TB/s)", style=style, layout=lay)
-        self.latency = W.FloatSlider(value=latency_ns, min=50, max=2000, step=10,
-                                     description="latency (ns)", style=style, layout=lay)
-        self.req = W.Dropdown(options=[32, 64, 128, 256, 512], value=128,
-                              description="bytes per warp request", style=style, layout=lay)
-        self.inflight = W.IntSlider(value=1, min=1, max=8, description="loads in flight per warp",
-                                    style=style, layout=lay)
-        self.n_sm = W.IntSlider(value=spec.n_sm, min=1, max=200, description="SMs",
-                                style=style, layout=lay)
+        self.bandwidth = W.FloatSlider(
+            value=spec.bandwidth / 1e12,
+            min=0.1,
+            max=10,
+            step=0.1,
+            description="bandwidth (TB/s)",
+            style=style,
+            layout=lay,
+        )
+        self.latency = W.FloatSlider(
+            value=latency_ns, min=50, max=2000, step=10, description="latency (ns)", style=style, layout=lay
+        )
+        self.req = W.Dropdown(
+            options=[32, 64, 128, 256, 512],
+            value=128,
+            description="bytes per warp request",
+            style=style,
+            layout=lay,
+        )
+        self.inflight = W.IntSlider(
+            value=1, min=1, max=8, description="loads in flight per warp", style=style, layout=lay
+        )
+        self.n_sm = W.IntSlider(value=spec.n_sm, min=1, max=200, description="SMs", style=style, layout=lay)
         self.max_warps = spec.max_warps_per_sm
         self.out = W.HTML()
         for w in (self.bandwidth, self.latency, self.req, self.inflight, self.n_sm):
@@ -50,7 +65,7 @@ class LittleExplorer:
     def _update(self, *_):
         r = self.compute()
         self.namespace[self.name] = r["warps_per_sm"]
-        verdict = ("fits in one SM's" if r["fits"] else "exceeds one SM's")
+        verdict = "fits in one SM's" if r["fits"] else "exceeds one SM's"
         self.out.value = (
             f"<b>{r['bytes_in_flight'] / 1e6:.2f} MB</b> in flight on the chip, "
             f"<b>{r['bytes_per_sm'] / 1e3:.1f} KB</b> per SM &rarr; "

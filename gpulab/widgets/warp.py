@@ -3,6 +3,7 @@
 The widget writes ``{"kind": ..., "offsets": [...]}`` into a variable (default ``answer``) of the
 namespace it is given, so the check cell after it (and an autograder) reads a value, not a widget.
 """
+
 from __future__ import annotations
 
 import ipywidgets as W
@@ -23,24 +24,30 @@ def parse_offsets(text: str) -> list[int]:
 class ShuffleLoopExplorer:
     """Pick ``v += shfl_<kind>_sync(FULL_MASK, v, d)`` offsets; see lane movement and who has the total."""
 
-    def __init__(self, namespace: dict | None = None, name: str = "answer",
-                 kind: str = "down", offsets: str = "16, 8, 4, 2, 1"):
+    def __init__(
+        self,
+        namespace: dict | None = None,
+        name: str = "answer",
+        kind: str = "down",
+        offsets: str = "16, 8, 4, 2, 1",
+    ):
         self.namespace = namespace if namespace is not None else {}
         self.name = name
         style = {"description_width": "110px"}
-        self.kind = W.Dropdown(options=list(sh.KINDS), value=kind, description="shuffle kind",
-                               style=style)
-        self.offsets = W.Text(value=offsets, description="offsets d", style=style,
-                              layout=W.Layout(width="330px"))
+        self.kind = W.Dropdown(options=list(sh.KINDS), value=kind, description="shuffle kind", style=style)
+        self.offsets = W.Text(
+            value=offsets, description="offsets d", style=style, layout=W.Layout(width="330px")
+        )
         self.check = W.Button(description="Check my answer", button_style="info")
         self.status = W.HTML()
         self.verdict = W.HTML()
-        self.plot = wf.image()       # not an Output area: see gpulab.widgets.figure
+        self.plot = wf.image()  # not an Output area: see gpulab.widgets.figure
         self.kind.observe(self._update, names="value")
         self.offsets.observe(self._update, names="value")
         self.check.on_click(self._check)
-        self.box = W.VBox([W.HBox([self.kind, self.offsets]), self.status, self.plot,
-                           W.HBox([self.check, self.verdict])])
+        self.box = W.VBox(
+            [W.HBox([self.kind, self.offsets]), self.status, self.plot, W.HBox([self.check, self.verdict])]
+        )
         self._update()
 
     def _update(self, *_):
@@ -54,10 +61,17 @@ class ShuffleLoopExplorer:
         self.namespace[self.name] = {"kind": kind, "offsets": offs}
         steps = sh.steps_from_rule(kind, offs)
         good = sh.lanes_with_total(steps)
-        who = ("every lane" if len(good) == 32 else
-               "no lane" if not good else "lane(s) " + ", ".join(map(str, good)))
-        self.status.value = (f"<code>{self.name} = {self.namespace[self.name]}</code> &mdash; "
-                             f"after the loop, <b>{who}</b> hold(s) the warp total")
+        who = (
+            "every lane"
+            if len(good) == 32
+            else "no lane"
+            if not good
+            else "lane(s) " + ", ".join(map(str, good))
+        )
+        self.status.value = (
+            f"<code>{self.name} = {self.namespace[self.name]}</code> &mdash; "
+            f"after the loop, <b>{who}</b> hold(s) the warp total"
+        )
         # within the book's text column (6.7 in at 100 px per inch) for up to 8 offsets
         fig, ax = wf.figure((max(3.8, min(6.6, 2.4 + 0.75 * len(offs))), 5.4))
         sh.draw_shuffles(steps, ax=ax, title=f"v += shfl_{kind}_sync(FULL_MASK, v, d)")

@@ -18,14 +18,61 @@ and which figure or table shows it. Figures reuse the chapters' own plotting fun
 A file that is missing (``bandwidth.json`` before its benchmark has run, every file after a plain
 ``pip install``) gives a sentence saying how to produce it, never an error.
 """
-from .appendix import (SECTIONS, figure, figures, headlines, missing_message, provenance,  # noqa: F401
-                       scorecard, show, table, uncovered)
-from .core import (COLUMN_IN, WIDTH, Headline, Section, available, display_table,  # noqa: F401
-                   environment, label, load, results_dir, run_info, size_range, text_width)
+
+from .appendix import (
+    SECTIONS,
+    figure,
+    figures,
+    headlines,
+    missing_message,
+    provenance,  # noqa: F401
+    scorecard,
+    show,
+    table,
+    uncovered,
+)
+from .core import (
+    COLUMN_IN,
+    WIDTH,
+    Headline,
+    Section,
+    available,
+    display_table,  # noqa: F401
+    environment,
+    label,
+    load,
+    results_dir,
+    run_info,
+    size_range,
+    text_width,
+)
 from .divergence import fidelity_counts  # noqa: F401
 from .serial import amdahl_fit  # noqa: F401
 
-__all__ = ['SECTIONS', 'Section', 'Headline', 'results_dir', 'available', 'load', 'uncovered',
-           'run_info', 'label', 'headlines', 'scorecard', 'table', 'figure', 'show',
-           'provenance', 'missing_message', 'figures', 'display_table', 'text_width', 'WIDTH',
-           'size_range', 'environment', 'fidelity_counts', 'amdahl_fit', 'COLUMN_IN']
+__all__ = [
+    "SECTIONS",
+    "Section",
+    "Headline",
+    "results_dir",
+    "available",
+    "load",
+    "uncovered",
+    "run_info",
+    "label",
+    "headlines",
+    "scorecard",
+    "table",
+    "figure",
+    "show",
+    "provenance",
+    "missing_message",
+    "figures",
+    "display_table",
+    "text_width",
+    "WIDTH",
+    "size_range",
+    "environment",
+    "fidelity_counts",
+    "amdahl_fit",
+    "COLUMN_IN",
+]

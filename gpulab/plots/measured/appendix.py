@@ -1,22 +1,46 @@
 """The appendix's view of every results file: which section describes it (``SECTIONS``, in the
 order of the scorecard), and the calls the notebook makes: show, scorecard, provenance."""
+
 from __future__ import annotations
 
 from . import divergence, memory, occupancy, reduction, runs, serial, tensor_cores
 from .core import Headline, _df, _legible, _wrap, available, display_table, label, load
 
 
-ORDER = ("occupancy_vs_driver", "fidelity", "divergence_paths", "bandwidth",
-         "transpose_variants", "notebooks_gpu", "notebooks_cpu", "latency", "reduction",
-         "tensor_cores_mma", "tensor_cores_throughput", "tensor_cores_throughput_issue7",
-         "launch_overhead", "amdahl_gpu", "allreduce_alpha_beta", "strided_copy",
-         "stall_reasons", "reduction_in_flight", "occupancy_vs_cuda_occupancy_h",
-         "int4_mma_ptx", "sgemm", "perf_model", "sim_speed")
-_ALL = {s.name: s for m in (divergence, memory, occupancy, reduction, runs, serial, tensor_cores)
-        for s in m.SECTIONS}
+ORDER = (
+    "occupancy_vs_driver",
+    "fidelity",
+    "divergence_paths",
+    "bandwidth",
+    "transpose_variants",
+    "notebooks_gpu",
+    "notebooks_cpu",
+    "latency",
+    "reduction",
+    "tensor_cores_mma",
+    "tensor_cores_throughput",
+    "tensor_cores_throughput_issue7",
+    "launch_overhead",
+    "amdahl_gpu",
+    "allreduce_alpha_beta",
+    "strided_copy",
+    "stall_reasons",
+    "reduction_in_flight",
+    "occupancy_vs_cuda_occupancy_h",
+    "int4_mma_ptx",
+    "sgemm",
+    "perf_model",
+    "sim_speed",
+)
+_ALL = {
+    s.name: s
+    for m in (divergence, memory, occupancy, reduction, runs, serial, tensor_cores)
+    for s in m.SECTIONS
+}
 if set(ORDER) != set(_ALL):
-    raise ImportError(f"gpulab.plots.measured: ORDER and the modules' sections differ: "
-                      f"{sorted(set(ORDER) ^ set(_ALL))}")
+    raise ImportError(
+        f"gpulab.plots.measured: ORDER and the modules' sections differ: {sorted(set(ORDER) ^ set(_ALL))}"
+    )
 SECTIONS = {name: _ALL[name] for name in ORDER}
 
 
@@ -29,8 +53,9 @@ def missing_message(name: str) -> str:
     s = SECTIONS.get(name)
     if s is None:
         return f"No {name}.json in this copy."
-    return (f"No benchmarks/results/{name}.json in this copy. To write it, run\n    {s.run}\n"
-            + _wrap(f"on {s.needs}, then re-run this page."))
+    return f"No benchmarks/results/{name}.json in this copy. To write it, run\n    {s.run}\n" + _wrap(
+        f"on {s.needs}, then re-run this page."
+    )
 
 
 def headlines(name: str, res: dict | None, root=None) -> list[Headline]:
@@ -62,6 +87,7 @@ def figure(name: str, res: dict | None, ax=None):
     if not res or s is None or s.figure is None:
         return None
     import matplotlib.pyplot as plt
+
     if ax is None:
         _, ax = plt.subplots(figsize=(6.6, 3.8))
     out = s.figure(res, ax)
@@ -73,6 +99,7 @@ def figure(name: str, res: dict | None, ax=None):
 def figures(name: str, res: dict | None) -> list:
     """Every matplotlib Figure the file's section draws (some draw two), in order."""
     import matplotlib.pyplot as plt
+
     before = set(plt.get_fignums())
     if figure(name, res) is None:
         for n in set(plt.get_fignums()) - before:
@@ -98,8 +125,16 @@ def scorecard(root=None):
         seen = {h.what for h in hs}
         for h in hs:
             if h.score:
-                rows.append((h.what, None if h.value is None else round(h.value, 4), h.against,
-                             h.target_text, h.verdict or "-", f"{name}.json"))
+                rows.append(
+                    (
+                        h.what,
+                        None if h.value is None else round(h.value, 4),
+                        h.against,
+                        h.target_text,
+                        h.verdict or "-",
+                        f"{name}.json",
+                    )
+                )
         for what in s.targets:
             if what not in seen:
                 rows.append((what, None, "", "", "not measured", f"not in {name}.json"))
@@ -142,12 +177,14 @@ def show(name: str, root=None, fig: str | None = None):
     if t is not None:
         try:
             from IPython.display import display
+
             display(display_table(t))
         except ImportError:  # pragma: no cover
             print(t)
     figs = figures(name, res)
     if fig:
         from gpulab.show import glue_figure
+
         for i, f in enumerate(figs):
             glue_figure(fig if i == 0 else f"{fig}-{'bcdefgh'[i - 1]}", f)
     return hs

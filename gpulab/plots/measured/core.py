@@ -1,6 +1,7 @@
 """Shared parts of the appendix module: finding and loading results files, the label read from each
 file (GPU, driver, versions, date), headline figures, and how tables and figures are shown
 within the book's column."""
+
 from __future__ import annotations
 
 import json
@@ -18,6 +19,7 @@ REPO = Path(__file__).resolve().parents[3]
 def _roots():
     """Where results are looked up: :func:`gpulab.results.roots`."""
     from gpulab import results
+
     return results.roots()
 
 
@@ -49,6 +51,7 @@ def load(name: str, root=None) -> dict | None:
     :func:`gpulab.timeline.load_result` (same search order)."""
     if root is None:
         from gpulab import results
+
         return results.load(name)
     p = Path(root) / f"{name}.json"
     return json.loads(p.read_text()) if p.is_file() else None
@@ -60,7 +63,7 @@ def _blocks(res: dict) -> list[dict]:
     for k in ("environment", "env", "versions", "machine"):
         if isinstance(res.get(k), dict):
             out.append(res[k])
-    m = res.get("measured")                     # perf_model.json: measured.environment
+    m = res.get("measured")  # perf_model.json: measured.environment
     if isinstance(m, dict) and isinstance(m.get("environment"), dict):
         out.append(m["environment"])
     return out
@@ -74,8 +77,13 @@ def _first(res: dict, *keys):
     return None
 
 
-_VERSION_KEYS = (("numba", ("numba",)), ("numba-cuda", ("numba_cuda", "numba-cuda")),
-                 ("numpy", ("numpy",)), ("torch", ("torch",)), ("python", ("python",)))
+_VERSION_KEYS = (
+    ("numba", ("numba",)),
+    ("numba-cuda", ("numba_cuda", "numba-cuda")),
+    ("numpy", ("numpy",)),
+    ("torch", ("torch",)),
+    ("python", ("python",)),
+)
 
 
 def environment(res: dict, name: str | None = None) -> dict:
@@ -84,7 +92,7 @@ def environment(res: dict, name: str | None = None) -> dict:
     an environment block is labelled from the "Recorded run" line of benchmarks/fidelity/README.md."""
     env = {}
     gpu = _first(res, "gpu", "device")
-    if not gpu and isinstance(res.get("describe"), str):       # run_notebooks.py: gpulab.describe()
+    if not gpu and isinstance(res.get("describe"), str):  # run_notebooks.py: gpulab.describe()
         m = re.search(r"GPU: (.+?) \(", res["describe"])
         gpu = m.group(1) if m else None
         if not m and "CPU" in res["describe"]:
@@ -97,7 +105,7 @@ def environment(res: dict, name: str | None = None) -> dict:
     # "driver" in bandwidth.json and "driver_version" in occupancy_vs_driver.json are the CUDA
     # driver API version (cuDriverGetVersion), not the display driver's
     api = _first(res, "cuda_driver_api", "driver_version", "driver")
-    if api and str(api) == env.get("driver"):   # the display driver, no API version recorded
+    if api and str(api) == env.get("driver"):  # the display driver, no API version recorded
         api = None
     if api:
         env["cuda_driver_api"] = ".".join(map(str, api)) if isinstance(api, list) else str(api)
@@ -120,8 +128,9 @@ def environment(res: dict, name: str | None = None) -> dict:
         m = re.search(r"cuda_(\d+\.\d+)", res["nvcc"])
         env["nvcc"] = m.group(1) if m else res["nvcc"]
     if isinstance(res.get("machine"), dict) and "cpus" in res["machine"]:
-        env["cpu"] = (f"{res['machine']['cpus']} CPU cores "
-                      f"({str(res['machine'].get('platform', '?')).split('-')[0]})")
+        env["cpu"] = (
+            f"{res['machine']['cpus']} CPU cores ({str(res['machine'].get('platform', '?')).split('-')[0]})"
+        )
     if name == "fidelity" and "gpu" not in env:
         env.update(_fidelity_readme())
     return env
@@ -140,8 +149,12 @@ def _fidelity_readme() -> dict:
     g = re.match(r"\s*(.*?)\s*\(driver ([\d.]+)\)", text)
     if g:
         out["gpu"], out["driver"] = g.group(1), g.group(2)
-    for key, pat in (("numba", r"numba ([\d.]+)"), ("numba-cuda", r"numba-cuda ([\d.]+)"),
-                     ("numpy", r"numpy ([\d.]+)"), ("date", r"on (\d{4}-\d{2}-\d{2})")):
+    for key, pat in (
+        ("numba", r"numba ([\d.]+)"),
+        ("numba-cuda", r"numba-cuda ([\d.]+)"),
+        ("numpy", r"numpy ([\d.]+)"),
+        ("date", r"on (\d{4}-\d{2}-\d{2})"),
+    ):
         g = re.search(pat, text)
         if g:
             out[key] = g.group(1)
@@ -180,8 +193,10 @@ COLUMN_IN = 6.6  # inches a figure may take, labels included (676 px column at 1
 
 def _wrap(text: str, width: int = WIDTH, first: str = "", rest: str = "") -> str:
     import textwrap
-    return "\n".join(textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest,
-                                    break_on_hyphens=False))
+
+    return "\n".join(
+        textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False)
+    )
 
 
 def label(name: str, res: dict) -> str:
@@ -211,10 +226,10 @@ class Headline:
     what: str
     value: float | None
     text: str
-    target: float | None = None          # the value must be >= target to meet it
+    target: float | None = None  # the value must be >= target to meet it
     target_text: str = ""
-    score: bool = True                   # listed in the scorecard
-    against: str = ""                    # the peer, model or datasheet the value is relative to
+    score: bool = True  # listed in the scorecard
+    against: str = ""  # the peer, model or datasheet the value is relative to
 
     @property
     def met(self) -> bool | None:
@@ -299,7 +314,8 @@ def _legible(fig) -> None:
 
     from gpulab.plots.style import MIN_FONT_PT
     from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
-    for ax in fig.axes:                       # log axes: plain numbers (no small superscripts)
+
+    for ax in fig.axes:  # log axes: plain numbers (no small superscripts)
         for axis in (ax.xaxis, ax.yaxis):
             if isinstance(axis.get_major_formatter(), LogFormatter):
                 axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
@@ -310,7 +326,7 @@ def _legible(fig) -> None:
     w, h = fig.get_size_inches()
     if w > COLUMN_IN:
         fig.set_size_inches(COLUMN_IN, h)
-    for _ in range(3):                        # the drawn extent, labels included, fits too
+    for _ in range(3):  # the drawn extent, labels included, fits too
         extent = fig.get_tightbbox(fig.canvas.get_renderer()).width
         w, h = fig.get_size_inches()
         if extent <= COLUMN_IN:
@@ -322,13 +338,13 @@ def _legible(fig) -> None:
 class Section:
     """How one results file is presented."""
 
-    name: str                      # file name without .json
+    name: str  # file name without .json
     title: str
-    script: str                    # the benchmark that writes it
-    run: str                       # the command (from the repository root)
+    script: str  # the benchmark that writes it
+    run: str  # the command (from the repository root)
     headlines: Callable
     figure: Callable | None = None
     table: Callable | None = None
     needs: str = "an NVIDIA GPU"
-    targets: list = field(default_factory=list)   # headline "what"s that carry a target
-    compares_files: bool = False   # headlines/table take (res, root): they read another file too
+    targets: list = field(default_factory=list)  # headline "what"s that carry a target
+    compares_files: bool = False  # headlines/table take (res, root): they read another file too

@@ -1,4 +1,5 @@
 """gpulab's occupancy calculator against the CUDA driver and against cuda_occupancy.h."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,28 +15,44 @@ def _h_occupancy(r):
     same = [k for k, v in lim.items() if isinstance(v, list) and v[0] is not None and v[0] == v[1]]
     listed = [k for k, v in lim.items() if isinstance(v, list) and v[0] is not None]
     kinds = ", ".join(f"{k} {s['match']}/{s['configurations']}" for k, s in r.get("summary", {}).items())
-    return [Headline("occupancy calculator = driver", agree / n if n else None,
-                     f"On the {r.get('device', 'GPU')} ({r.get('arch', '?')} only: the driver "
-                     f"answers for the GPU it runs on), gpulab's occupancy calculator against "
-                     f"cuOccupancyMaxActiveBlocksPerMultiprocessor: "
-                     f"{agree} of {n} configurations give the same blocks per SM ({kinds}); "
-                     f"{len(r.get('mismatches', []))} mismatches recorded; {len(same)} of {len(listed)} "
-                     f"device limits equal gpulab's table.", 1.0, "all configurations agree",
-                     against="the CUDA driver's occupancy API")]
+    return [
+        Headline(
+            "occupancy calculator = driver",
+            agree / n if n else None,
+            f"On the {r.get('device', 'GPU')} ({r.get('arch', '?')} only: the driver "
+            f"answers for the GPU it runs on), gpulab's occupancy calculator against "
+            f"cuOccupancyMaxActiveBlocksPerMultiprocessor: "
+            f"{agree} of {n} configurations give the same blocks per SM ({kinds}); "
+            f"{len(r.get('mismatches', []))} mismatches recorded; {len(same)} of {len(listed)} "
+            f"device limits equal gpulab's table.",
+            1.0,
+            "all configurations agree",
+            against="the CUDA driver's occupancy API",
+        )
+    ]
 
 
 def _t_occupancy(r):
-    rows = [(k, s["configurations"], s["match"], s["distinct_register_counts"])
-            for k, s in r.get("summary", {}).items()]
-    rows += [(f"limit {k}", v[0], v[1], "") for k, v in r.get("device_limits_vs_gpulab", {}).items()
-             if isinstance(v, list)]
+    rows = [
+        (k, s["configurations"], s["match"], s["distinct_register_counts"])
+        for k, s in r.get("summary", {}).items()
+    ]
+    rows += [
+        (f"limit {k}", v[0], v[1], "")
+        for k, v in r.get("device_limits_vs_gpulab", {}).items()
+        if isinstance(v, list)
+    ]
     return _df(rows, ["what", "configurations / device", "agree / gpulab", "register counts"])
 
 
 def _f_occupancy(r, ax):
     from collections import Counter
-    cnt = Counter((c["driver"], c["gpulab"]) for c in r.get("configs", [])
-                  if c.get("driver") is not None and c.get("gpulab") is not None)
+
+    cnt = Counter(
+        (c["driver"], c["gpulab"])
+        for c in r.get("configs", [])
+        if c.get("driver") is not None and c.get("gpulab") is not None
+    )
     if not cnt:
         return None
     xs, ys, ns = zip(*[(d, g, n) for (d, g), n in cnt.items()])
@@ -50,31 +67,59 @@ def _f_occupancy(r, ax):
 
 def _h_occ_header(r):
     from gpulab import results_views
+
     rows = results_views.occupancy_vs_header(r) or []
     if not rows:
         return []
     agree, cases = sum(x["agree"] for x in rows), sum(x["cases"] for x in rows)
-    return [Headline("occupancy calculator = cuda_occupancy.h", agree / cases,
-                     f"gpulab's occupancy against NVIDIA's cuda_occupancy.h: {agree:,} of {cases:,} "
-                     f"cases agree over {', '.join(x['arch'] for x in rows)}. No GPU is involved: "
-                     f"the header's calculator is given each architecture's limits from the "
-                     f"Programming Guide.", 1.0, "every case", against="cuda_occupancy.h")]
+    return [
+        Headline(
+            "occupancy calculator = cuda_occupancy.h",
+            agree / cases,
+            f"gpulab's occupancy against NVIDIA's cuda_occupancy.h: {agree:,} of {cases:,} "
+            f"cases agree over {', '.join(x['arch'] for x in rows)}. No GPU is involved: "
+            f"the header's calculator is given each architecture's limits from the "
+            f"Programming Guide.",
+            1.0,
+            "every case",
+            against="cuda_occupancy.h",
+        )
+    ]
 
 
 def _t_occ_header(r):
     from gpulab import results_views
+
     rows = results_views.occupancy_vs_header(r) or []
-    return _df([(x["arch"], x["cases"], x["agree"], x["cases_with_a_block"], x["device_limits_equal"])
-                for x in rows], ["arch", "cases", "agree", "cases with a block", "limits equal"])
+    return _df(
+        [
+            (x["arch"], x["cases"], x["agree"], x["cases_with_a_block"], x["device_limits_equal"])
+            for x in rows
+        ],
+        ["arch", "cases", "agree", "cases with a block", "limits equal"],
+    )
 
 
 SECTIONS = [
-    Section("occupancy_vs_driver", "Occupancy calculator against the CUDA driver",
-            "benchmarks/occupancy_vs_driver.py", "python benchmarks/occupancy_vs_driver.py",
-            _h_occupancy, _f_occupancy, _t_occupancy, targets=["occupancy calculator = driver"]),
-    Section("occupancy_vs_cuda_occupancy_h", "Occupancy calculator against cuda_occupancy.h",
-            "benchmarks/occupancy_vs_cuda_occupancy_h.py",
-            "python benchmarks/occupancy_vs_cuda_occupancy_h.py", _h_occ_header, None, _t_occ_header,
-            needs="g++ and cuda_occupancy.h (CUDA toolkit or the nvidia-cuda-runtime wheel)",
-            targets=["occupancy calculator = cuda_occupancy.h"]),
+    Section(
+        "occupancy_vs_driver",
+        "Occupancy calculator against the CUDA driver",
+        "benchmarks/occupancy_vs_driver.py",
+        "python benchmarks/occupancy_vs_driver.py",
+        _h_occupancy,
+        _f_occupancy,
+        _t_occupancy,
+        targets=["occupancy calculator = driver"],
+    ),
+    Section(
+        "occupancy_vs_cuda_occupancy_h",
+        "Occupancy calculator against cuda_occupancy.h",
+        "benchmarks/occupancy_vs_cuda_occupancy_h.py",
+        "python benchmarks/occupancy_vs_cuda_occupancy_h.py",
+        _h_occ_header,
+        None,
+        _t_occ_header,
+        needs="g++ and cuda_occupancy.h (CUDA toolkit or the nvidia-cuda-runtime wheel)",
+        targets=["occupancy calculator = cuda_occupancy.h"],
+    ),
 ]
