@@ -34,6 +34,10 @@ FILE_MARKERS = {
 # single tests that take tens of seconds (durations measured with --durations)
 TEST_MARKERS = {
     "test_dram_roofline_fraction_ranks_a_strided_copy_below_a_coalesced_one": ("slow",),
+    "test_scan_of_2_to_the_20_elements_and_its_counters": ("slow",),
+    "test_coalescing_explorer_writes_answer_and_check": ("slow",),
+    "test_bank_explorer_and_check": ("slow",),
+    "test_every_glued_figure_has_a_numbered_captioned_block": ("slow",),
 }
 
 
