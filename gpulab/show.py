@@ -1,5 +1,6 @@
 """What the book shows of gpulab: kernel source with syntax colour, figures as numbered glue,
-the public repository's install line, and each widget's starting state.
+text wrapped to the book's column, the public repository's install line, and each widget's
+starting state.
 
 One home for these so that every chapter shows them the same way (issue 15).
 """
@@ -75,6 +76,19 @@ def show_source(obj) -> Source:
     else:
         where = name  # defined in a notebook cell
     return Source(text, where)
+
+
+OUTPUT_COLUMNS = 76  # characters of monospace output the book's text column holds
+
+
+def print_wrapped(text, width: int = OUTPUT_COLUMNS) -> None:
+    """Print ``text``, wrapping every line longer than the book's output column (an error
+    message, a long check result) with a two-space hanging indent; shorter lines as they are."""
+    for line in str(text).splitlines():
+        if len(line) <= width:
+            print(line)
+        else:
+            print(textwrap.fill(line, width, subsequent_indent="  ", break_long_words=False))
 
 
 def glue_figure(name: str, fig) -> None:
