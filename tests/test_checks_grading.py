@@ -644,3 +644,11 @@ def test_fp8_times_int8_is_not_a_native_pair():
     assert precision.check_native_format_choice({"x": "fp16", "w": "fp16"})
     res = precision.check_native_format_choice({"x": "fp8_e4m3", "w": "int8", "acc": "fp32"})
     assert not res and "no Hopper tensor-core instruction multiplies" in res.message
+
+
+def test_occupancy_question_takes_a_numpy_bool():
+    """A comparison of numpy scalars gives numpy's bool, which is not a Python bool."""
+    from gpulab.checks import amdahl
+
+    assert amdahl.check_occupancy(np.float64(1.0) > 2.0)
+    assert not amdahl.check_occupancy(np.True_)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
+
 from gpulab.models import amdahl as A
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
@@ -137,8 +139,8 @@ def check_occupancy(answer) -> CheckResult:
     if isinstance(answer, str):
         a = answer.strip().lower()
         val = {"no": False, "false": False, "yes": True, "true": True}.get(a)
-    elif isinstance(answer, bool):
-        val = answer
+    elif isinstance(answer, (bool, np.bool_)):
+        val = bool(answer)  # numpy's bool_ too (a comparison of arrays or numpy scalars)
     else:
         val = None
     why = (

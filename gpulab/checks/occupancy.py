@@ -145,6 +145,6 @@ def check_register_budget(
         True,
         f"{r} registers: {got.blocks_per_sm} blocks, {got.active_warps} "
         f"warps ({got.occupancy:.1%}); at {r + 1} the allocation per warp "
-        f"becomes {-(-32 * (r + 1) // 256) * 256} registers and occupancy "
+        f"becomes {nxt.registers_per_block // nxt.warps_per_block} registers and occupancy "
         f"drops to {nxt.occupancy:.1%}",
     )

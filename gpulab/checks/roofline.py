@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpulab.checks.result import CheckResult
-
-WARP_SIZE = 32
+from gpulab.models.occupancy import WARP, Arch
 
 
 def _launch_config(grid, block, n):
@@ -74,9 +73,10 @@ def check_copy_efficiency(
     simulator (fresh random data, a size with a partial last block); then both kernels are
     predicted at n elements and compared. The reference is computed after the reader's call.
     """
-    if not isinstance(block, (int, np.integer)) or not 0 < block <= 1024 or block % WARP_SIZE:
+    most = Arch.max_threads_per_block
+    if not isinstance(block, (int, np.integer)) or not 0 < block <= most or block % WARP:
         return CheckResult(
-            False, f"block should be a whole number of warps up to 1024 threads, got {block!r}"
+            False, f"block should be a whole number of warps up to {most} threads, got {block!r}"
         )
     rng = np.random.default_rng(seed)
     err = _behaves(kernel, grid, block, rng)
