@@ -7,7 +7,7 @@ import types
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
-from numba import cuda, float32
+from numba import cuda, float32, int32
 
 import matplotlib
 
@@ -701,3 +701,40 @@ def test_benchmark_logic_runs_end_to_end_on_the_simulator(monkeypatch, tmp_path)
     assert {r["block"] for r in d["runs"]} >= {256, 512, 1024}
     assert all("launch_bound" in r and r["host_us_per_call"] > 0 for r in d["runs"])
     json.dumps(res)  # everything it stores is JSON-serialisable
+
+
+_SLOTS = wk.MAX_WARPS_PER_BLOCK  # a global, so numba sees a constant shape
+_block_reduce = wk.block_reduce_shfl
+
+
+@cuda.jit
+def _block_sum_int32(x, out):
+    partial = cuda.shared.array(_SLOTS, int32)
+    v = x[cuda.grid(1)]
+    t = _block_reduce(v, partial)
+    if cuda.threadIdx.x == 0:
+        out[cuda.blockIdx.x] = t
+
+
+def test_block_reduce_shfl_sums_int32_exactly_and_types_as_an_integer():
+    """One block sum for float32 and int32 (scan.py uses it): the zero takes the slot's type, so
+    int32 sums stay integers for numba (no float round trip) and exact, with wraparound."""
+    from numba.cuda import types as nt
+
+    from gpulab.kernels import scan
+    from gpulab.sim import typecheck
+
+    assert not hasattr(scan, "block_sum_int")  # one home: gpulab.kernels.warp
+    x = np.full(1024, 2**24 + 1, dtype=np.int32)  # float32 would round 2**24 + 1 to 2**24
+    x[0] = 2**31 - 1  # the total wraps modulo 2**32, as int32 arithmetic does on a GPU
+    out = np.zeros(1, np.int32)
+    sim(_block_sum_int32, 1, 1024, x, out)
+    assert out[0] == np.sum(x, dtype=np.int32)
+    if typecheck.enabled():
+        typecheck.check(_block_sum_int32.py_func, (nt.int32[::1], nt.int32[::1]))
+        rts = [
+            cr.signature.return_type
+            for sig, cr in wk.block_reduce_shfl.overloads.items()
+            if sig[0] == nt.int32
+        ]
+        assert rts and all(isinstance(t, nt.Integer) for t in rts), rts

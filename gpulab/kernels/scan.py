@@ -19,28 +19,10 @@ from numba import cuda, int32
 
 from gpulab.kernels.warp import (
     MAX_WARPS_PER_BLOCK,
-    warp_reduce_down,
+    block_reduce_shfl,
     warp_scan_exclusive,
     warp_scan_inclusive,
 )
-
-
-@cuda.jit(device=True)
-def block_sum_int(v, partial):
-    """int32 block sum with one barrier; the result is valid in thread 0 (``partial``: a slot per warp)."""
-    lane = cuda.laneid
-    wid = cuda.threadIdx.x // cuda.warpsize
-    nwarps = (cuda.blockDim.x + cuda.warpsize - 1) // cuda.warpsize
-    v = warp_reduce_down(v)
-    if lane == 0:
-        partial[wid] = v
-    cuda.syncthreads()
-    t = int32(0)
-    if wid == 0:
-        if lane < nwarps:
-            t = partial[lane]
-        t = warp_reduce_down(t)
-    return t
 
 
 @cuda.jit(device=True)
@@ -76,7 +58,7 @@ def scan_reduce(x, totals):
     v = int32(0)
     if i < x.shape[0]:
         v = x[i]
-    t = block_sum_int(v, partial)
+    t = block_reduce_shfl(v, partial)
     if cuda.threadIdx.x == 0:
         totals[cuda.blockIdx.x] = t
 

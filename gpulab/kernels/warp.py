@@ -76,8 +76,8 @@ def block_reduce_shfl(v, partial):
     """Block sum with one barrier: warps reduce by shuffle, warp 0 reduces
     the per-warp sums.
 
-    ``partial`` is a shared array with one slot per warp. The result is
-    valid in thread 0.
+    ``partial`` is a shared array with one slot per warp, of the values' type (float32 or
+    int32). The result is valid in thread 0.
     """
     lane = cuda.laneid
     wid = cuda.threadIdx.x // cuda.warpsize
@@ -87,7 +87,7 @@ def block_reduce_shfl(v, partial):
         partial[wid] = v
     cuda.syncthreads()
     if wid == 0:
-        w = float32(0.0)
+        w = partial.dtype.type(0)  # a zero of the slot type, so int32 sums stay int32 here
         if lane < nwarps:
             w = partial[lane]
         v = warp_reduce_down(w)
