@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from gpulab import metrics
+from gpulab.checks.kernels import first_mismatch
 from gpulab.checks.result import CheckResult
 
 __all__ = [
@@ -59,17 +60,15 @@ def launch_or_fail(kernel, grid, block, args, case: str, backend: str = "sim"):
 
 def _mismatch(got, want, rtol, atol, case, name):
     """CheckResult describing the first wrong element, or None when all match."""
-    bad = ~np.isclose(got, want, rtol=rtol, atol=atol)
-    if not bad.any():
+    mm = first_mismatch(got, want, rtol, atol)
+    if mm is None:
         return None
-    idx = tuple(int(i) for i in np.argwhere(bad)[0])
-    g = got[idx]
+    idx, g, w, n = mm
     never = " (never written: no thread stored it)" if np.isnan(g) else ""
     where = ", ".join(map(str, idx))
     return CheckResult(
         False,
-        f"{case}: {name}[{where}] = {g:.7g}{never}, expected {want[idx]:.7g}; "
-        f"{int(bad.sum())} of {want.size} elements wrong",
+        f"{case}: {name}[{where}] = {g:.7g}{never}, expected {w:.7g}; {n} of {want.size} elements wrong",
     )
 
 
