@@ -652,3 +652,13 @@ def test_occupancy_question_takes_a_numpy_bool():
 
     assert amdahl.check_occupancy(np.float64(1.0) > 2.0)
     assert not amdahl.check_occupancy(np.True_)
+
+
+def test_worth_buying_above_the_power_of_two_that_still_meets_the_bar():
+    """p = 20 at f = 0.95 keeps 51% efficiency: the failure must say so, not claim it is below 50%."""
+    from gpulab.checks import amdahl
+
+    res = amdahl.check_worth_buying(20)
+    assert not res and "not a power of two" in res.message and "below" not in res.message
+    assert "below 50%" in amdahl.check_worth_buying(64).message
+    assert amdahl.check_worth_buying(16)

@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 
+from gpulab.checks.answers import as_float
 from gpulab.models import amdahl as A
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
@@ -25,13 +26,6 @@ __all__ = [
     "speedup_tolerance",
     "estimate_f_tolerance",
 ]
-
-
-def _num(x):
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
 
 
 #: float32 keeps 24 significant bits: an answer computed in float32 may be off by a few units
@@ -62,7 +56,7 @@ def check_speedup(fn, seed=None) -> CheckResult:
     cases = tuple(cases)  # a tuple: a function that reaches this frame cannot shorten it
     for f, p in cases:
         try:
-            got = _num(fn(f, p))
+            got = as_float(fn(f, p))
         except Exception as e:
             return CheckResult(False, f"speedup({f:.3g}, {p}) raised {type(e).__name__}: {e}")
         if got is None:
@@ -87,7 +81,7 @@ def check_speedup(fn, seed=None) -> CheckResult:
 
 def check_interview_speedup(speedup, ceiling) -> CheckResult:
     """Interview question 1: 95% parallel code on 100 processors. Expect ~16.8x and a 20x ceiling."""
-    s, c = _num(speedup), _num(ceiling)
+    s, c = as_float(speedup), as_float(ceiling)
     if s is None or c is None:
         return CheckResult(False, "give two numbers: the speedup on 100 processors and the ceiling")
     want_s, want_c = A.speedup(0.95, 100), A.limit(0.95)
@@ -111,7 +105,7 @@ def check_interview_speedup(speedup, ceiling) -> CheckResult:
 def check_divergence(time_ratio, efficiency) -> CheckResult:
     """Interview question 2: a warp branches on odd/even thread index, both sides equally long.
     Expect the warp to take about twice as long, at 50% warp execution efficiency."""
-    r, e = _num(time_ratio), _num(efficiency)
+    r, e = as_float(time_ratio), as_float(efficiency)
     if r is None or e is None:
         return CheckResult(False, "give two numbers: the time ratio and the warp execution efficiency")
     if e > 1:
@@ -175,7 +169,7 @@ def check_estimate_f(fn, seed=None) -> CheckResult:
     cases = tuple(cases)  # a tuple: a function that reaches this frame cannot shorten it
     for p1, t1, p2, t2 in cases:
         try:
-            got = _num(fn(p1, t1, p2, t2))
+            got = as_float(fn(p1, t1, p2, t2))
         except Exception as e:
             return CheckResult(False, f"estimate_f raised {type(e).__name__}: {e}")
         if got is None:
@@ -202,7 +196,7 @@ def check_worth_buying(p, f: float = 0.95, min_efficiency: float = 0.5) -> Check
     """The largest power-of-two p whose efficiency S(p)/p is still >= min_efficiency."""
     ok = [2**k for k in range(20) if A.efficiency(f, 2**k) >= min_efficiency - 1e-12]
     want = max(ok)
-    got = _num(p)
+    got = as_float(p)
     if got is None:
         return CheckResult(False, "give a number of processors")
     eff = A.efficiency(f, got) if got >= 1 else float("nan")
@@ -212,6 +206,12 @@ def check_worth_buying(p, f: float = 0.95, min_efficiency: float = 0.5) -> Check
             f"p = {want}: efficiency {100 * eff:.0f}%; doubling to {2 * want} would drop it "
             f"to {100 * A.efficiency(f, 2 * want):.0f}%. The exact boundary is "
             f"p = (1/e - f)/(1 - f) = {A.p_at_efficiency(f, min_efficiency):.1f}.",
+        )
+    if got > want and eff >= min_efficiency - 1e-12:
+        return CheckResult(
+            False,
+            f"p = {got:g} still runs at {100 * eff:.0f}% efficiency, but it is not a power of "
+            "two: the question asks for the largest power of two that meets the bar",
         )
     if got > want:
         return CheckResult(
