@@ -132,3 +132,13 @@ def test_median_time_and_records_roundtrip(tmp_path, monkeypatch):
     monkeypatch.setenv("GPULAB_RESULTS", str(tmp_path))
     assert load_result("x_test") == {"v": 3}
     assert load_result("no_such_result_file") is None
+
+
+def test_auto_never_picks_numbas_simulator_as_a_gpu(monkeypatch):
+    """Under NUMBA_ENABLE_CUDASIM=1 numba.cuda.is_available() says True; that is not a GPU."""
+    from numba import cuda
+
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    monkeypatch.setattr(cuda, "is_available", lambda: True)
+    assert _gpu_available() is False
+    assert Timeline(backend="auto").backend == "sim"
