@@ -662,3 +662,13 @@ def test_worth_buying_above_the_power_of_two_that_still_meets_the_bar():
     assert not res and "not a power of two" in res.message and "below" not in res.message
     assert "below 50%" in amdahl.check_worth_buying(64).message
     assert amdahl.check_worth_buying(16)
+
+
+def test_halo_tile_answer_that_is_not_a_whole_number_gets_a_message():
+    """A typed answer (a float tile, no radius) fails with a message, not a TypeError or KeyError."""
+    from gpulab.checks import patterns
+
+    res = patterns.check_halo_tile({"tile": 32.0, "radius": 4})
+    assert not res and "whole number" in res.message
+    assert "set R to 4" in patterns.check_halo_tile({"tile": 32}).message
+    assert patterns.check_halo_tile({"tile": np.int64(32), "radius": np.int64(4)})

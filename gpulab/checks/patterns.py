@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpulab.checks.answers import as_int
 from gpulab.checks.kernels import Case, CheckResult, run_cases
 from gpulab.checks.simt import invert_reference  # noqa: F401 (the reference the chapter shows)
 from gpulab.models.memory import halo_cost
@@ -15,9 +16,11 @@ def check_halo_tile(answer, target=1.6) -> CheckResult:
     1024 threads) whose tiled blur loads at most ``target`` values per output pixel."""
     if not isinstance(answer, dict) or "tile" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
-    t, r = answer["tile"], answer["radius"]
+    t, r = as_int(answer["tile"]), as_int(answer.get("radius"))
     if r != 4:
-        return CheckResult(False, f"set R to 4 (you have {r})")
+        return CheckResult(False, f"set R to 4 (you have {answer.get('radius')!r})")
+    if t is None or t < 1:
+        return CheckResult(False, f"TILE should be a whole number of pixels, got {answer['tile']!r}")
     c = halo_cost(t, r)
     if c["threads_per_block"] > Arch.max_threads_per_block:
         return CheckResult(
