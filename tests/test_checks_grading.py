@@ -672,3 +672,16 @@ def test_halo_tile_answer_that_is_not_a_whole_number_gets_a_message():
     assert not res and "whole number" in res.message
     assert "set R to 4" in patterns.check_halo_tile({"tile": 32}).message
     assert patterns.check_halo_tile({"tile": np.int64(32), "radius": np.int64(4)})
+
+
+def test_c_owner_with_true_division_fails():
+    """c / 2 instead of c // 2 gives lane 4.5: int() would truncate it to the right lane."""
+    from gpulab.checks import formats
+
+    def exact(r, c):
+        return 4 * (r % 8) + c // 2, c % 2 + 2 * (r >= 8)
+
+    assert formats.check_c_owner(exact)
+    assert formats.check_c_owner(lambda r, c: (np.int64(exact(r, c)[0]), float(exact(r, c)[1])))
+    res = formats.check_c_owner(lambda r, c: (4 * (r % 8) + c / 2, exact(r, c)[1]))
+    assert not res and "whole numbers" in res.message

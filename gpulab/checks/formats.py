@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 
+from gpulab.checks.answers import as_number
 from gpulab.models import formats as F
 from gpulab.models import mma
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
@@ -21,9 +22,14 @@ def check_c_owner(fn) -> CheckResult:
             if got is None:
                 return CheckResult(False, "c_owner returned None: not solved yet")
             try:
-                answers[r, c] = (int(got[0]), int(got[1]))
+                pair = (as_number(got[0]), as_number(got[1]))
             except (TypeError, IndexError, KeyError, ValueError):
-                return CheckResult(False, f"c_owner({r}, {c}) should return (lane, i), got {got!r}")
+                pair = (None, None)
+            if None in pair or any(v != int(v) for v in pair):  # 4.5 is no lane (c / 2 for c // 2)
+                return CheckResult(
+                    False, f"c_owner({r}, {c}) should return (lane, i), two whole numbers, got {got!r}"
+                )
+            answers[r, c] = (int(pair[0]), int(pair[1]))
     lane_of, idx_of = mma.owner_map("C")  # only after every call: no table to peek at
     for (r, c), got in answers.items():
         want = (int(lane_of[r, c]), int(idx_of[r, c]))
