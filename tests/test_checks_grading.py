@@ -685,3 +685,18 @@ def test_c_owner_with_true_division_fails():
     assert formats.check_c_owner(lambda r, c: (np.int64(exact(r, c)[0]), float(exact(r, c)[1])))
     res = formats.check_c_owner(lambda r, c: (4 * (r % 8) + c / 2, exact(r, c)[1]))
     assert not res and "whole numbers" in res.message
+
+
+@pytest.mark.parametrize("offsets", [[16.5, 8, 4, 2, 1], ["a"], 16, [], [1] * 9, [32]])
+def test_allreduce_offsets_that_are_not_1_to_8_lane_numbers_fail_with_a_message(offsets):
+    """16.5 used to be truncated to 16 (and pass); a string or a bare number used to raise."""
+    from gpulab.checks import warp
+
+    res = warp.check_allreduce_loop({"kind": "xor", "offsets": offsets})
+    assert not res and "offsets must be 1 to 8 whole numbers" in res.message
+
+
+def test_allreduce_offsets_as_numpy_ints_pass():
+    from gpulab.checks import warp
+
+    assert warp.check_allreduce_loop({"kind": "xor", "offsets": list(np.array([16, 8, 4, 2, 1]))})

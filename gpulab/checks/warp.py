@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from gpulab import metrics
+from gpulab.checks.answers import as_int
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 from gpulab.models.shuffle import WARP, ShuffleStep, lanes_with_total
 from gpulab.sim.shuffle_rule import KINDS, source_lanes
@@ -206,11 +207,17 @@ def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
             False,
             "answer should be a dict with 'kind' and 'offsets' (the widget writes it; did you run its cell?)",
         )
-    kind, offsets = str(answer["kind"]), [int(d) for d in answer["offsets"]]
+    kind = str(answer["kind"])
     if kind not in KINDS:
         return CheckResult(False, f"kind must be one of {KINDS}, not {kind!r}")
-    if not offsets or any(d < 0 or d > 31 for d in offsets):
-        return CheckResult(False, f"offsets must be 1 to 8 numbers between 0 and 31, got {offsets}")
+    try:
+        offsets = [as_int(d) for d in answer["offsets"]]
+    except TypeError:  # not a list
+        offsets = [None]
+    if not 1 <= len(offsets) <= 8 or any(d is None or not 0 <= d < WARP for d in offsets):
+        return CheckResult(
+            False, f"offsets must be 1 to 8 whole numbers between 0 and 31, got {answer['offsets']!r}"
+        )
     good = lanes_with_total([ShuffleStep(f"{kind} {d}", source_lanes(kind, d)) for d in offsets])
     if len(good) != WARP:
         which = f"only lane(s) {good} hold" if good else "no lane holds"
