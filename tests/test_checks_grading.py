@@ -700,3 +700,32 @@ def test_allreduce_offsets_as_numpy_ints_pass():
     from gpulab.checks import warp
 
     assert warp.check_allreduce_loop({"kind": "xor", "offsets": list(np.array([16, 8, 4, 2, 1]))})
+
+
+@cuda.jit
+def zero_input_tree(partial, values):
+    """A cheat: zero the input, then report zero sums (the reference used to read the input back)."""
+    i = cuda.grid(1)
+    if i < values.shape[0]:
+        values[i] = 0.0
+    if cuda.threadIdx.x == 0:
+        partial[cuda.blockIdx.x] = 0.0
+
+
+@cuda.jit
+def zero_input_block_sum(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        x[i] = 0.0
+    if cuda.threadIdx.x == 0:
+        out[cuda.blockIdx.x] = 0.0
+
+
+def test_a_kernel_that_zeroes_its_input_does_not_pass():
+    """The kernel gets a copy of the input: the reference is computed from the values it was given."""
+    from gpulab.checks import reduction, tree_reduction
+
+    res = tree_reduction.check_tree_reduce(zero_input_tree, seed=0)
+    assert not res and "expected" in res.message, res.message
+    res = reduction.check_block_sum(zero_input_block_sum, seed=0)
+    assert not res and "expected" in res.message, res.message

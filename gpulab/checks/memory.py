@@ -48,7 +48,9 @@ def _scale_one(kernel, h, w, rng, backend):
     factor = np.float32(rng.uniform(0.5, 4.0))
     out = np.full_like(a, np.nan)
     try:
-        rep = gpulab.launch(kernel, (-(-w // 32), -(-h // 8)), (32, 8), out, a, factor, backend=backend)
+        rep = gpulab.launch(
+            kernel, (-(-w // 32), -(-h // 8)), (32, 8), out, a.copy(), factor, backend=backend
+        )
     except Exception as e:  # noqa: BLE001 - report the reader's error, whatever it is
         return None, f"{h} x {w} matrix: the kernel failed: {type(e).__name__}: {e}"
     want = factor * a

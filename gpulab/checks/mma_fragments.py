@@ -81,7 +81,7 @@ def check_fragment_load(kernel, operand: str = "A", seed=None, backend: str = "s
         m = rng.permutation(tr * rows * tc * cols).reshape(tr * rows, tc * cols) / 64 - 8
         m = m.astype(np.float16).astype(np.float32)
         frag = np.full((tr, tc, mma.WARP, n), np.nan, np.float32)
-        rep, fail = launch_or_fail(kernel, (tc, tr), mma.WARP, (frag, m), case, backend)
+        rep, fail = launch_or_fail(kernel, (tc, tr), mma.WARP, (frag, m.copy()), case, backend)
         if fail is not None:
             return fail
         want = fragment_reference(m, operand)  # only after the run

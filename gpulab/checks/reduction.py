@@ -36,7 +36,7 @@ def check_block_sum(kernel, seed=None, max_barriers: int = 1, backend: str = "si
         nblocks = math.ceil(n / block)
         out = np.full(nblocks, np.nan, np.float32)
         try:
-            rep = gpulab.launch(kernel, nblocks, block, x, out, backend=backend)
+            rep = gpulab.launch(kernel, nblocks, block, x.copy(), out, backend=backend)
         except KernelError as e:
             return CheckResult(False, f"n={n}, block={block}: the simulator stopped your kernel.\n{e}")
         except Exception as e:  # the reader's code or the launch

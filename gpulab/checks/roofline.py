@@ -36,7 +36,7 @@ def _behaves(kernel, grid, block, rng):
     out = np.full(n, np.nan, dtype=np.float32)
     g, b = _launch_config(grid, block, n)
     try:
-        gpulab.launch(kernel, g, b, out, a, backend="sim")
+        gpulab.launch(kernel, g, b, out, a.copy(), backend="sim")
     except Exception as e:  # noqa: BLE001 - report the reader's error, whatever it is
         return f"n = {n}, grid {g}, block {b}: the kernel failed: {type(e).__name__}: {e}"
     bad = np.flatnonzero(out != a)

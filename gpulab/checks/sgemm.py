@@ -71,7 +71,9 @@ def check_register_blocking(kernel, seed=None, backend: str = "sim") -> CheckRes
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)
         c = np.full((m, n), np.nan, np.float32)
-        rep, fail = launch_or_fail(kernel, (n // BN, m // BM), (BN, BM // TM), (c, a, b), case, backend)
+        rep, fail = launch_or_fail(
+            kernel, (n // BN, m // BM), (BN, BM // TM), (c, a.copy(), b.copy()), case, backend
+        )
         if fail is not None:
             return fail
         want = a.astype(np.float64) @ b.astype(np.float64)  # only after the run

@@ -57,7 +57,7 @@ def check_row_sums(kernel, backend="sim", seed=None) -> CheckResult:
         a = rng.random((n, 32), dtype=np.float32)
         out = np.full(n, np.nan, np.float32)
         try:
-            rep = gpulab.launch(kernel, (-(-n // 32),), (32, 32), out, a, backend=backend)
+            rep = gpulab.launch(kernel, (-(-n // 32),), (32, 32), out, a.copy(), backend=backend)
         except Exception as e:  # noqa: BLE001
             return CheckResult(False, f"n={n}: the kernel failed: {type(e).__name__}: {e}")
         want = a.sum(axis=1)

@@ -123,7 +123,7 @@ def check_tiled_matmul(kernel, tile: int = 16, block=None, seed=None, backend: s
         b = rng.standard_normal((k, n)).astype(np.float32)
         c = np.full((m, n), np.nan, np.float32)
         grid = (math.ceil(n / tile), math.ceil(m / tile))
-        rep, fail = launch_or_fail(kernel, grid, block, (c, a, b), case, backend)
+        rep, fail = launch_or_fail(kernel, grid, block, (c, a.copy(), b.copy()), case, backend)
         if fail is not None:
             return fail
         want = a.astype(np.float64) @ b.astype(np.float64)  # only after the run
@@ -199,7 +199,7 @@ def check_padded_transpose(
         a = rng.standard_normal((h, w)).astype(np.float32)
         out = np.full((w, h), np.nan, np.float32)
         grid = (math.ceil(w / tile), math.ceil(h / tile))
-        rep, fail = launch_or_fail(kernel, grid, (tile, rows), (out, a), case, backend)
+        rep, fail = launch_or_fail(kernel, grid, (tile, rows), (out, a.copy()), case, backend)
         if fail is not None:
             return fail
         bad = _mismatch(out, a.T, 0, 0, case, "out")

@@ -65,7 +65,7 @@ def check_tree_reduce(
         values = rng.integers(-9, 10, n).astype(np.float32)  # small integers: sums exact
         nblocks = math.ceil(n / segment)
         partial = np.full(nblocks, np.nan, np.float32)
-        rep, fail = launch_or_fail(kernel, nblocks, block, (partial, values), case, backend)
+        rep, fail = launch_or_fail(kernel, nblocks, block, (partial, values.copy()), case, backend)
         if fail is not None:
             return fail
         pad = np.zeros(nblocks * segment)  # the reference, after the run

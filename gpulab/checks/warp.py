@@ -105,7 +105,7 @@ def _run_cases(kernel, reference, what, backend, seed, out_len):
         grid = max(1, math.ceil(n / block))
         out = np.full(out_len(n, grid * block), np.nan, dtype=np.float32)
         try:
-            rep = _launch(kernel, n, block, x, out, backend)
+            rep = _launch(kernel, n, block, x.copy(), out, backend)  # x stays for the reference
         except KernelError as e:
             return CheckResult(False, f"n={n}, block={block}: the simulator stopped your kernel.\n{e}"), reps
         except Exception as e:  # an ordinary error from the reader's code or the launch
