@@ -10,8 +10,6 @@ import math
 import statistics
 from dataclasses import dataclass
 
-WARP_SIZE = 32
-
 
 @dataclass(frozen=True)
 class GPUSpec:
