@@ -119,3 +119,60 @@ def test_one_block_has_nobody_to_race():
     out = np.zeros(1, np.int64)
     run(every_block_writes_its_id, 1, 32, out)
     assert out[0] == 0
+
+
+@cuda.jit
+def count_then_read_the_total(count, out):
+    cuda.atomic.add(count, 0, 1)
+    if cuda.grid(1) == 0:
+        out[0] = count[0]  # other blocks may not have added yet
+
+
+@cuda.jit
+def read_then_other_blocks_add(count, out):
+    if cuda.blockIdx.x == 0 and cuda.threadIdx.x == 0:
+        out[0] = count[0]  # before or after the other blocks' atomics, depending on order
+    if cuda.blockIdx.x > 0:
+        cuda.atomic.add(count, 0, 1)
+
+
+@cuda.jit
+def atomic_sums_then_last_block_reads(sums, count, result):
+    b = cuda.blockIdx.x
+    cuda.atomic.add(sums, cuda.threadIdx.x % 4, 1.0)
+    cuda.threadfence()
+    if cuda.threadIdx.x == 0:
+        ticket = cuda.atomic.add(count, 0, 1)
+        if ticket == cuda.gridDim.x - 1:
+            result[0] = sums[0] + sums[1] + sums[2] + sums[3] + b * 0
+
+
+@cuda.jit
+def atomic_read_then_plain_read(flag, out):
+    v = cuda.atomic.add(flag, 0, 0)  # an atomic read: changes nothing
+    out[cuda.grid(1)] = flag[0] + v
+
+
+def test_reading_a_counter_other_blocks_increment_races():
+    """The classic mistake: the simulator runs every block's atomic first, so out[0] would be
+    the full count here and the kernel would look right; on a GPU it is any value from 1 up."""
+    with pytest.raises(errors.GlobalMemoryRace, match="an atomic and a load") as e:
+        run(count_then_read_the_total, 4, 32, np.zeros(1, np.int32), np.zeros(1, np.int32))
+    assert "`count[0]`" in str(e.value)
+
+
+def test_a_load_before_other_blocks_atomics_races():
+    with pytest.raises(errors.GlobalMemoryRace, match="a load and an atomic"):
+        run(read_then_other_blocks_add, 3, 32, np.zeros(1, np.int32), np.zeros(1, np.int32))
+
+
+def test_atomics_published_by_a_fence_may_be_read_by_the_last_block():
+    sums, count, result = np.zeros(4, np.float32), np.zeros(1, np.int32), np.zeros(1, np.float32)
+    run(atomic_sums_then_last_block_reads, 3, 32, sums, count, result)
+    assert result[0] == 3 * 32
+
+
+def test_an_atomic_that_changes_nothing_is_not_a_write():
+    flag, out = np.full(1, 7, np.int32), np.zeros(64, np.int32)
+    run(atomic_read_then_plain_read, 2, 32, flag, out)
+    assert (out == 14).all()

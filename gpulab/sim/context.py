@@ -122,6 +122,7 @@ class Context:
         self.benign_races = {}  # line -> same-value conflicting accesses (not hazards)
         self.barrier_epoch = np.zeros(layout.blocks, dtype=np.int64)
         self.fences = np.zeros(layout.blocks, dtype=np.int64)  # cuda.threadfence() per block
+        self.fence_step = np.full(layout.blocks, -1, dtype=np.int64)  # statement of the last one
         self.printed = 0
 
     # -- masks ---------------------------------------------------------------------------

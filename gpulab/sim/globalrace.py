@@ -24,7 +24,12 @@ Rules (per element, per launch), for accesses from *different* blocks:
 * two stores of different values: a race; two stores of the same value, or a store of the value
   already there, are benign (every order gives the same memory) and counted in
   ``report.benign_races`` (the rule racecheck applies to shared memory);
-* atomic with atomic: never a race; load with atomic: not checked.
+* an atomic that changes the element and a load: a race (the load sees the element before or
+  after the update, depending on order), unless every block that updated it executed
+  ``cuda.threadfence()`` after its update (the same published-result pattern, with the sums
+  accumulated by atomics); an atomic that leaves the value as it was (``atomic.add(a, i, 0)``,
+  an atomic read) is not a change;
+* atomic with atomic: never a race.
 """
 
 import numpy as np
@@ -49,6 +54,7 @@ class GlobalShadow:
         self.array = array
         self.n = array._data.size
         self._st = self._chg = self._chg_fence = self._st_line = self._ld = self._at = None
+        self._atc = self._atc_step = self._atc_line = None  # the last value-changing atomics
 
     def _arr(self, name):
         a = getattr(self, name)
@@ -86,7 +92,30 @@ class GlobalShadow:
                         el[k],
                         f"stored a different value to it at line {int(self._st_line[el[k]])}",
                     )
+        if self._atc is not None:
+            self._load_after_atomic(lanes, blk, el)
         self._record(self._arr("_ld"), el, blk)
+
+    def _load_after_atomic(self, lanes, blk, el):
+        """A load of an element another block changed atomically, not yet published by a fence."""
+        ctx = self.array.ctx
+        a = self._atc[el]
+        other = (a == MANY) | ((a >= 0) & (a != blk))
+        if not other.any():
+            return
+        step = self._atc_step[el]
+        fenced = np.where(a == MANY, ctx.fence_step.min() > step, ctx.fence_step[np.maximum(a, 0)] > step)
+        bad = np.flatnonzero(other & ~fenced)
+        if len(bad):
+            k = bad[0]
+            self._race(
+                "an atomic and a load",
+                "reads",
+                lanes[k],
+                int(a[k]),
+                el[k],
+                f"updated it atomically at line {int(self._atc_line[el[k]])}",
+            )
 
     def store(self, lanes, blk, el, new, old):
         ctx = self.array.ctx
@@ -144,7 +173,8 @@ class GlobalShadow:
         if n_benign:
             ctx.benign_races[ctx.line] = ctx.benign_races.get(ctx.line, 0) + n_benign
 
-    def atomic(self, lanes, blk, el):
+    def atomic(self, lanes, blk, el, changed):
+        """An atomic read-modify-write by ``lanes``; ``changed``: whether it changed the element."""
         if self._st is not None:
             s = self._st[el]
             bad = np.flatnonzero((s == MANY) | ((s >= 0) & (s != blk)))
@@ -159,6 +189,26 @@ class GlobalShadow:
                     f"stored to it at line {int(self._st_line[el[k]])}",
                 )
         self._record(self._arr("_at"), el, blk)
+        if not changed.any():
+            return
+        c = np.flatnonzero(changed)
+        if self._ld is not None:
+            r = self._ld[el[c]]
+            bad = np.flatnonzero((r == MANY) | ((r >= 0) & (r != blk[c])))
+            if len(bad):
+                k = c[bad[0]]
+                self._race(
+                    "a load and an atomic",
+                    "updates atomically",
+                    lanes[k],
+                    int(self._ld[el[k]]),
+                    el[k],
+                    "read it",
+                )
+        ctx = self.array.ctx
+        self._record(self._arr("_atc"), el[c], blk[c])
+        self._arr("_atc_step")[el[c]] = ctx.steps
+        self._arr("_atc_line")[el[c]] = ctx.line
 
     def _same_instruction(self, lanes, blk, el, new):
         """Several blocks store to one element in this statement: a race if the values differ."""

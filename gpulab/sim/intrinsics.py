@@ -343,6 +343,7 @@ class SimCuda:
         hit = np.zeros(ctx.layout.blocks, dtype=bool)
         hit[ctx.layout.block_of[ctx.mask]] = True
         ctx.fences[hit] += 1
+        ctx.fence_step[hit] = ctx.steps
 
     def threadfence_system(self):
         self.threadfence()

@@ -232,8 +232,9 @@ class ArrayProxy:
     def _account(self, op, idx, value=None):
         """Count one warp-level access (``value``: what a store writes, per lane or uniform)."""
 
-    def _atomic_access(self, res):
-        """Hook for shadow checks of an atomic read-modify-write at ``res``."""
+    def _atomic_access(self, res, flat, old):
+        """Hook for shadow checks of an atomic read-modify-write at ``res`` (flat elements and
+        the old value per active lane, after the update)."""
 
     def _lane_values(self, value, lanes):
         """The values a store writes, per active lane, converted to the array's dtype."""
@@ -248,7 +249,6 @@ class ArrayProxy:
         res, partial = self._resolve(idx)
         if res is None:
             self.ctx.error(errors.KernelPythonError, f"atomic on a row of `{self.name}`.")
-        self._atomic_access(res)
         mask = self.ctx.mask
         lanes = np.flatnonzero(mask)
         self.ctx.atomics[self.space] = self.ctx.atomics.get(self.space, 0) + len(lanes)
@@ -264,6 +264,7 @@ class ArrayProxy:
         flat_data = self._data.reshape(-1)
         old = np.empty(len(lanes), dtype=self._data.dtype)
         atomics.apply(atomics.BY_NAME[op], flat_data, flat, vals, old)
+        self._atomic_access(res, flat, old)
         out = np.zeros(mask.shape, dtype=self._data.dtype)
         out[lanes] = old
         return out
@@ -305,11 +306,12 @@ class GlobalArray(ArrayProxy):
             old = self._data[tuple(np.broadcast_to(i, self.ctx.mask.shape)[lanes] for i in idx)]
             self._races.store(lanes, blk, el, self._lane_values(value, lanes), old)
 
-    def _atomic_access(self, res):
+    def _atomic_access(self, res, flat, old):
         if self._races is not None:
             lanes, blk, el = self._lanes_elements(res)
             if len(lanes):
-                self._races.atomic(lanes, blk, el)
+                changed = ~_same(self._data.reshape(-1)[flat], old)
+                self._races.atomic(lanes, blk, el, changed)
 
     def _byte_addresses(self, idx):
         off = 0
@@ -439,7 +441,7 @@ class SharedArray(ArrayProxy):
             self._check_race(op, lanes, blk, el, self._lane_values(value, lanes))
             self._written[blk, el] = self._written_full
 
-    def _atomic_access(self, res):
+    def _atomic_access(self, res, flat, old):
         """An atomic reads the element first: it must have been written (zeroed) before."""
         ctx = self.ctx
         lanes = np.flatnonzero(ctx.mask)
