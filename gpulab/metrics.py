@@ -189,7 +189,7 @@ def shared_wavefronts(addresses, size, active):
     first_occ = np.ones_like(w, dtype=bool)
     first_occ[:, 1:] = w[:, 1:] != w[:, :-1]
     first_occ &= w >= 0
-    banks = np.where(w >= 0, w % BANKS, 0)
+    banks = np.where(w >= 0, bank_of(w * BANK_BYTES), 0)
     rows = np.repeat(np.arange(nwarps, dtype=np.int64), w.shape[1])
     per_bank = np.bincount(
         rows * BANKS + banks.ravel(), weights=first_occ.ravel(), minlength=nwarps * BANKS
@@ -201,5 +201,5 @@ def shared_wavefronts(addresses, size, active):
 
 
 def bank_of(byte_address):
-    """The shared-memory bank that serves a byte address."""
+    """The shared-memory bank that serves a byte address (its 4-byte word, mod 32 banks)."""
     return (np.asarray(byte_address) // BANK_BYTES) % BANKS

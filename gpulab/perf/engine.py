@@ -18,7 +18,7 @@ from . import gpus as G
 from . import model
 from . import weights as W
 from .prediction import Prediction
-from .sample import choose_blocks, simulate
+from .sample import DRAM_CHUNK, choose_blocks, simulate
 
 PRED_ON_FACTOR = 0.9912  # fitted: pred-on / all thread instructions (perf_model.json)
 MAX_BLOCKS_PER_HALF = 64
@@ -45,8 +45,8 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
     l2_read = 0.0
     foot_ld, foot_st = {}, {}
     for name, a in rec.arrays.items():
-        cap64 = -(-a["nbytes"] // 64) * 64
-        cap32 = -(-a["nbytes"] // 32) * 32
+        cap64 = -(-a["nbytes"] // DRAM_CHUNK) * DRAM_CHUNK
+        cap32 = -(-a["nbytes"] // M.SECTOR_BYTES) * M.SECTOR_BYTES
         l2_read += a["l1_sec"].count() * 32 * scale
         foot_ld[name] = (min(a["dram_ld"].count() * 64 * scale, cap64), a["l1_64"].count() * 64 * scale)
         foot_st[name] = min(a["dram_st"].count() * 32 * scale, cap32)
@@ -55,7 +55,7 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
         grid=grid,
         block=block,
         blocks=total,
-        warps_per_block=-(-tpb // 32),
+        warps_per_block=-(-tpb // M.WARP),
         threads=total * tpb,
         sampled_blocks=lay_blocks,
         lines=lines,
@@ -349,7 +349,7 @@ def from_report(report, gpu="H200", registers=32) -> Prediction:
         grid=report.grid,
         block=report.block,
         blocks=total,
-        warps_per_block=-(-tpb // 32),
+        warps_per_block=-(-tpb // M.WARP),
         threads=total * tpb,
         sampled_blocks=total,
         lines=lines,
@@ -358,9 +358,9 @@ def from_report(report, gpu="H200", registers=32) -> Prediction:
         metrics=dict(report.metrics),
         registers=registers,
     )
-    c.l2_read_bytes = report.metrics.get(M.GLOBAL_SECTORS["ld"], 0) * 32
+    c.l2_read_bytes = report.metrics.get(M.GLOBAL_SECTORS["ld"], 0) * M.SECTOR_BYTES
     c.dram_read_bytes = c.l2_read_bytes
-    c.dram_write_bytes = report.metrics.get(M.GLOBAL_SECTORS["st"], 0) * 32
+    c.dram_write_bytes = report.metrics.get(M.GLOBAL_SECTORS["st"], 0) * M.SECTOR_BYTES
     p = from_counts(c, gpu)
     p.notes.append(
         f"from a Report: DRAM bytes taken as all {sec:,.0f} sectors requested (no "

@@ -164,7 +164,9 @@ def bounds(counts, gpu, weights=None):
     wf_sh = m.get(M.SHARED_WAVEFRONTS["ld"], 0) + m.get(M.SHARED_WAVEFRONTS["st"], 0)
     t = {}
     t["dram"] = (counts.dram_read_bytes + counts.dram_write_bytes) / gpu.dram_bytes_per_s
-    l2_bytes = counts.l2_read_bytes + m.get(M.GLOBAL_SECTORS["st"], 0) * 32 + counts.atomic_sectors * 32
+    l2_bytes = (
+        counts.l2_read_bytes + (m.get(M.GLOBAL_SECTORS["st"], 0) + counts.atomic_sectors) * M.SECTOR_BYTES
+    )
     t["l2"] = l2_bytes / gpu.l2_bytes_per_s
     lines = counts.l1_lines or (req + sec / 4)
     t["l1"] = lines / (active_sms * clk * gpu.l1_wavefronts_per_sm_cycle)
@@ -189,7 +191,7 @@ def bounds(counts, gpu, weights=None):
     )
     t["atomics"] = max(counts.atomic_sectors / gpu.atomics_per_s, busiest)
     # Little's law: one warp's chain of waits, times the waves of resident warps
-    ld_sec = m.get(M.GLOBAL_SECTORS["ld"], 0) * 32
+    ld_sec = m.get(M.GLOBAL_SECTORS["ld"], 0) * M.SECTOR_BYTES
     h1 = 1 - min(1.0, counts.l2_read_bytes / ld_sec) if ld_sec else 0.0
     fd = min(1.0, counts.dram_read_bytes / counts.l2_read_bytes) if counts.l2_read_bytes else 0.0
     lat_glob = h1 * gpu.lat_l1_s + (1 - h1) * (

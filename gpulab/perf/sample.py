@@ -13,6 +13,7 @@ import contextlib
 
 import numpy as np
 
+from ..metrics import SECTOR_BYTES
 from ..sim import context as _context
 from ..sim import intrinsics as _intrinsics
 from ..sim import memory as _memory
@@ -20,6 +21,9 @@ from ..sim.layout import WARP, Layout
 from ..sim.runner import run as _run
 
 KEY = np.int64(1) << 40  # block * KEY + chunk: byte addresses stay below 2**40
+SECTOR = SECTOR_BYTES  # the unit L1 and L2 move (metrics.py holds the rule)
+LINE = 4 * SECTOR_BYTES  # an L1 cache line: four sectors under one tag
+DRAM_CHUNK = 2 * SECTOR_BYTES  # the model's unit of a DRAM read: a sector pair (H200 measured 64 B)
 
 
 def sampled_layout(grid, block, block_ids) -> Layout:
@@ -96,13 +100,13 @@ class Recorder:
         rec = self._arr(a)
         blk = ctx.layout.block_of[lanes]
         w = ctx.layout.warp_of[lanes]
-        self.l1_lines += len(np.unique(w * KEY + addr // 128))
+        self.l1_lines += len(np.unique(w * KEY + addr // LINE))
         if op == "ld":
-            rec["l1_sec"].add(np.unique(blk * KEY + addr // 32))
-            rec["l1_64"].add(np.unique(blk * KEY + addr // 64))
-            rec["dram_ld"].add(np.unique(addr // 64))
+            rec["l1_sec"].add(np.unique(blk * KEY + addr // SECTOR))
+            rec["l1_64"].add(np.unique(blk * KEY + addr // DRAM_CHUNK))
+            rec["dram_ld"].add(np.unique(addr // DRAM_CHUNK))
         else:
-            rec["dram_st"].add(np.unique(addr // 32))
+            rec["dram_st"].add(np.unique(addr // SECTOR))
 
     def atomic(self, a, flat, lanes):
         if a.space == "global":
@@ -112,7 +116,7 @@ class Recorder:
             # L2 applies atomics per 32-byte sector: one operation per (warp instruction,
             # sector), plus a step for each further lane on an address already in it
             pairs, lanes_on = np.unique(warp * KEY + flat, return_counts=True)
-            sector_of_pair = (pairs // KEY) * KEY + (pairs % KEY) * a._data.itemsize // 32
+            sector_of_pair = (pairs // KEY) * KEY + (pairs % KEY) * a._data.itemsize // SECTOR
             ws, inv = np.unique(sector_of_pair, return_inverse=True)
             extra = np.bincount(inv, weights=lanes_on - 1)
             self.atomic_sectors += len(ws)

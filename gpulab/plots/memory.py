@@ -98,7 +98,7 @@ def plot_banks(addresses, elem_bytes=4, mask=None, ax=None, title=None):
             word_lanes.setdefault(int(addr[lane] // metrics.BANK_BYTES) + w, []).append(int(lane))
     per_bank = {}
     for word in sorted(word_lanes):
-        per_bank.setdefault(word % metrics.BANKS, []).append(word)
+        per_bank.setdefault(int(metrics.bank_of(word * metrics.BANK_BYTES)), []).append(word)
     depth = max((len(v) for v in per_bank.values()), default=1)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.6, min(1.4 + 0.35 * depth, 5.5)))
