@@ -14,7 +14,7 @@ import numpy as np
 from gpulab import metrics
 from gpulab.checks.answers import as_int
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
-from gpulab.models.shuffle import WARP, ShuffleStep, lanes_with_total
+from gpulab.models.shuffle import WARP, ShuffleStep, lanes_with_total, loop_offsets_problem
 from gpulab.sim.shuffle_rule import KINDS, source_lanes
 
 SHARED_LD = metrics.SHARED_INSTRUCTIONS["ld"]
@@ -214,10 +214,9 @@ def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
         offsets = [as_int(d) for d in answer["offsets"]]
     except TypeError:  # not a list
         offsets = [None]
-    if not 1 <= len(offsets) <= 8 or any(d is None or not 0 <= d < WARP for d in offsets):
-        return CheckResult(
-            False, f"offsets must be 1 to 8 whole numbers between 0 and 31, got {answer['offsets']!r}"
-        )
+    problem = loop_offsets_problem(offsets)
+    if problem:
+        return CheckResult(False, f"offsets: {problem}, got {answer['offsets']!r}")
     good = lanes_with_total([ShuffleStep(f"{kind} {d}", source_lanes(kind, d)) for d in offsets])
     if len(good) != WARP:
         which = f"only lane(s) {good} hold" if good else "no lane holds"

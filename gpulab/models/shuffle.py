@@ -15,6 +15,15 @@ import numpy as np
 from gpulab.models.occupancy import WARP
 
 FULL_MASK = (1 << WARP) - 1
+MAX_LOOP_STEPS = 8  # the shuffle-loop exercise's limit: log2(32) = 5 steps, and room to try more
+
+
+def loop_offsets_problem(offsets) -> str | None:
+    """Why ``offsets`` (whole numbers, None for one that is not) cannot be a shuffle loop's
+    offsets, or None if they can: 1 to MAX_LOOP_STEPS lane offsets, each 0 to 31."""
+    if not 1 <= len(offsets) <= MAX_LOOP_STEPS or any(d is None or not 0 <= d < WARP for d in offsets):
+        return f"give 1 to {MAX_LOOP_STEPS} whole numbers between 0 and {WARP - 1}"
+    return None
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
+from gpulab.models.shuffle import loop_offsets_problem
 from gpulab.plots import shuffle as sh
 from gpulab.widgets import figure as wf
 
@@ -16,8 +17,9 @@ def parse_offsets(text: str) -> list[int]:
     """'16, 8,4 2' -> [16, 8, 4, 2]; raises ValueError on anything else."""
     parts = [p for p in text.replace(",", " ").split() if p]
     offs = [int(p) for p in parts]
-    if not 1 <= len(offs) <= 8 or any(not 0 <= d <= 31 for d in offs):
-        raise ValueError("give 1 to 8 whole numbers between 0 and 31")
+    problem = loop_offsets_problem(offs)
+    if problem:
+        raise ValueError(problem)
     return offs
 
 
