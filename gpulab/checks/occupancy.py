@@ -88,7 +88,7 @@ def _register_hint(fn, cases) -> str:
         ),
         (
             lambda t, r: F // (r * t),
-            "registers are allocated per warp, rounded up to 256, and a partial warp costs a whole one",
+            f"registers are allocated per warp, rounded up to {unit}, and a partial warp costs a whole one",
         ),
         (
             lambda t, r: (F // sub // per_warp(r)) * sub,
@@ -96,7 +96,7 @@ def _register_hint(fn, cases) -> str:
         ),
     ]
     try:
-        answers = {(t, r): fn(t, r) for t, r in cases}
+        answers = {(t, r): as_number(fn(t, r)) for t, r in cases}  # plain numbers: no custom __eq__
     except Exception:
         return ""
     for rule, text in mistakes:
