@@ -37,6 +37,7 @@ from .core import (
     Headline,
     Section,
     available,
+    display_compared,  # noqa: F401
     display_table,  # noqa: F401
     environment,
     label,
@@ -67,6 +68,7 @@ __all__ = [
     "provenance",
     "missing_message",
     "figures",
+    "display_compared",
     "display_table",
     "text_width",
     "WIDTH",

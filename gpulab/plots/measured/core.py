@@ -301,6 +301,22 @@ def display_table(df):
     return df.style.hide(axis="index").format(_cell)
 
 
+def _decimals(x):
+    """A number to at most 3 decimals, without trailing zeros; anything else as it is."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.number)):
+        return x
+    return f"{round(float(x), 3):g}"
+
+
+def display_compared(df, rows=None, cols=None, names=None):
+    """``df`` (a row per kernel) turned to a column per kernel and a row per quantity, numbers
+    to 3 decimals, no pandas index; ``rows`` picks quantities, ``cols`` kernels, ``names``
+    renames kernels for their column headers."""
+    t = df.loc[cols if cols is not None else df.index, rows if rows is not None else df.columns]
+    t = t.rename(index=names or {}).T.reset_index(names="")
+    return t.style.hide(axis="index").format(_decimals)
+
+
 def text_width(df) -> int:
     """The narrowest width, in characters, a table can take in the book: per column its longest
     unbreakable word (header included, values as shown), plus 3 characters of padding."""
