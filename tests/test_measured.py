@@ -726,3 +726,14 @@ def test_widget_png_is_high_resolution_and_shown_at_figure_size():
     assert w >= 1.5 * int(view.width)  # test_book_html's MIN_PNG_DENSITY
     with pytest.raises(ValueError, match="PNG"):
         wf.png_width(b"GIF89a" + bytes(30))
+
+
+def test_display_compared_turns_kernels_into_columns_with_three_decimals():
+    import pandas as pd
+
+    from gpulab.plots.measured import display_compared
+
+    df = pd.DataFrame({"TFLOP/s": [31.026861, 2.5], "kind": ["fp32", "fp32"]}, index=["vec", "naive"])
+    html = display_compared(df, rows=["TFLOP/s"], names={"vec": "vectorised"}).to_html()
+    assert "vectorised" in html and "31.027" in html and "31.0268" not in html
+    assert ">2.5<" in html and "kind" not in html
