@@ -25,14 +25,21 @@ def launch(kernel, grid, block, args, shared_bytes, **_simulator_options):
     fn = python_function(kernel)
     if fn is None:
         raise errors.LaunchConfigError(f"{kernel!r} is not a numba.cuda kernel.")
-    # device functions the kernel calls must be simulator functions too
-    swapped = {}
-    g = fn.__globals__
-    for name in fn.__code__.co_names:
-        value = g.get(name)
-        if value is not None and is_jitted(value) and type(value).__name__ != "FakeCUDAKernel":
-            swapped[name] = value
-            g[name] = FakeCUDAKernel(python_function(value), device=True)
+    # device functions the kernel calls, and those they call, must be simulator functions too
+    swapped = []  # (globals, name, original)
+    todo, seen = [fn], set()
+    while todo:
+        f = todo.pop()
+        if f.__code__ in seen:
+            continue
+        seen.add(f.__code__)
+        g = f.__globals__
+        for name in f.__code__.co_names:
+            value = g.get(name)
+            if value is not None and is_jitted(value) and type(value).__name__ != "FakeCUDAKernel":
+                swapped.append((g, name, value))
+                g[name] = FakeCUDAKernel(python_function(value), device=True)
+                todo.append(python_function(value))
     try:
         fake = FakeCUDAKernel(fn, device=False)
         arrays = [np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -41,5 +48,6 @@ def launch(kernel, grid, block, args, shared_bytes, **_simulator_options):
             if isinstance(orig, np.ndarray) and used is not orig:
                 orig[...] = used
     finally:
-        g.update(swapped)
+        for g, name, value in reversed(swapped):
+            g[name] = value
     return Report(kernel=fn.__name__, backend=NAME, grid=grid, block=block)

@@ -81,6 +81,11 @@ class IterState:
         self.items, self.pos, self.value = list(items), 0, UNDEF
 
 
+class FromEnd(int):
+    """A negative index written as a literal (``a[-1]``): numba wraps it to the end of the array,
+    as Python does. Computed negative indices (``a[i - 1]`` at ``i = 0``) stay errors."""
+
+
 def _is_array(x):
     """True for a per-lane value (a numpy array with dimensions), False for a uniform one."""
     return isinstance(x, np.ndarray) and x.ndim > 0
@@ -98,6 +103,7 @@ class Context:
         self.mask = self.alive
         self.full = True
         self.ifs, self.loops, self.fns = [], [], []
+        self._last_break = None  # the `break` lanes of the loop closed last (for its `else`)
         self.exited = np.zeros(layout.lanes, dtype=bool)
         self.line = None
         self.filename = None
@@ -241,6 +247,16 @@ class Context:
                 f"The loop at line {lp.line} had run {lp.iterations:,} iterations and "
                 f"never ended for {self.layout.describe(lanes)}."
             )
+            waiting = np.flatnonzero(lp.saved & ~lp.live & self.alive)
+            if len(waiting):
+                where += (
+                    f" {len(waiting)} thread(s) that entered it have left it and wait at its end "
+                    f"({self.layout.describe(waiting, limit=1)}): gpulab's simulator runs the "
+                    f"threads of a launch in lockstep, so none runs the code after the loop until "
+                    f"all have left it. A loop that waits for something another thread does after "
+                    f"it (releasing a lock, setting a flag) cannot end here, although a GPU, which "
+                    f"schedules blocks independently, may finish it."
+                )
             self.line = lp.line
         else:
             lanes = np.flatnonzero(self.mask)
@@ -289,6 +305,11 @@ class Context:
         if not _is_array(new) and not _is_array(old) and new == old:
             return new
         return np.where(self.mask, new, old)
+
+    @staticmethod
+    def from_end(value):
+        """A literal negative index (``a[-1]``): the array counts it from its end."""
+        return FromEnd(value)
 
     @staticmethod
     def f64(value):
@@ -509,6 +530,13 @@ class Context:
         lp = self.loops.pop()
         del self.ifs[lp.ifdepth :]
         self._restore(lp.saved, lp.saved_full)
+        self._last_break = lp.brk
+
+    def no_break(self):
+        """The test of a loop's ``else``: True in the lanes that did not ``break`` out of the
+        loop just closed (those that returned are already out of the mask)."""
+        brk = self._last_break
+        return True if brk is None else ~brk
 
     def brk(self):
         """``break``: the active lanes leave the loop."""

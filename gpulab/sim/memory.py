@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import errors, metrics
 from . import atomics
+from .context import FromEnd
 from .globalrace import GlobalShadow
 from .layout import WARP
 from .trace import GlobalAccess, SharedAccess
@@ -42,9 +43,173 @@ class _Partial:
     def shape(self):
         return self._array.shape[len(self._prefix) :]
 
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return _product(self.shape)
+
+    @property
+    def dtype(self):
+        return self._array.dtype
+
+    def __len__(self):
+        return self.shape[0]
+
 
 def _as_tuple(idx):
     return idx if isinstance(idx, tuple) else (idx,)
+
+
+def _product(shape):
+    """Elements in ``shape`` (whose lengths may differ per lane)."""
+    n = 1
+    for d in shape:
+        n = n * d
+    return n if _is_array(n) else int(n)
+
+
+def _has_slice(idx):
+    return any(isinstance(i, slice) for i in _as_tuple(idx))
+
+
+class ArrayView:
+    """A slice taken inside a kernel (``row[1:]``, ``a[:, j]``, ``a[lo:hi]``), as numba allows.
+
+    Each dimension of the array is either fixed (an index) or sliced (start, step, length, per
+    lane or uniform); an element of the view maps back to one element of the array, which then
+    checks, counts and stores it as any access. Indices beyond the view are reported even where
+    they would still fall inside the array."""
+
+    _gpulab_array = True
+
+    def __init__(self, base, dims):
+        self._base, self._dims = base, dims  # dims: ("fix", i) or ("slice", start, step, length)
+        self.ctx, self.name, self.space = base.ctx, base.name, base.space
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") or attr.startswith("_"):
+            raise AttributeError(attr)
+        self._base._refuse(f"`{self.name}[...].{attr}`")
+
+    @property
+    def shape(self):
+        return tuple(d[3] for d in self._dims if d[0] == "slice")
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return _product(self.shape)
+
+    @property
+    def dtype(self):
+        return self._base.dtype
+
+    def __len__(self):
+        return self.shape[0]
+
+    def _map(self, idx):
+        """The array index of view index ``idx`` (a new view's dims when ``idx`` slices)."""
+        idx = list(_as_tuple(idx))
+        if len(idx) > self.ndim:
+            self.ctx.error(
+                errors.KernelPythonError,
+                f"a {self.ndim}-dimensional slice of `{self.name}` was indexed with {len(idx)} indices.",
+                lanes=self.ctx.first_active()[:1],
+            )
+        dims, sliced = [], False
+        for d in self._dims:
+            if d[0] == "fix":
+                dims.append(d)
+                continue
+            _, start, step, length = d
+            i = idx.pop(0) if idx else slice(None)
+            if isinstance(i, slice):
+                s2, st2, len2 = _slice_dim(self.ctx, i, length, self.name)
+                dims.append(("slice", start + s2 * step, step * st2, len2))
+                sliced = True
+                continue
+            if isinstance(i, FromEnd):
+                i = length + int(i)
+            bad = self.ctx.mask & ((np.asarray(i) < 0) | (np.asarray(i) >= length))
+            if np.any(bad):
+                lanes = np.flatnonzero(np.broadcast_to(bad, self.ctx.mask.shape))
+                self.ctx.error(
+                    errors.OutOfBounds,
+                    f"index {int(np.broadcast_to(i, self.ctx.mask.shape)[lanes[0]])} is outside the "
+                    f"slice of `{self.name}` (length "
+                    f"{int(np.broadcast_to(length, self.ctx.mask.shape)[lanes[0]])}) in "
+                    f"{self.ctx.layout.describe(lanes)}.",
+                    lanes=lanes,
+                    hint="keep the index below the slice's shape[...] (on a GPU it would read "
+                    "past the slice).",
+                )
+            dims.append(("fix", start + i * step))
+        if sliced:
+            return dims, True
+        return tuple(d[1] for d in dims), False
+
+    def __getitem__(self, idx):
+        if not _has_slice(idx) and len(_as_tuple(idx)) < self.ndim:
+            return _Partial(self, _as_tuple(idx))
+        res, sliced = self._map(idx)
+        return ArrayView(self._base, res) if sliced else self._base[res]
+
+    def __setitem__(self, idx, value):
+        res, sliced = self._map(idx)
+        if sliced or len(_as_tuple(idx)) < self.ndim:
+            self.ctx.error(
+                errors.UnsupportedFeature,
+                f"assigning to a slice of `{self.name}` is not supported by gpulab's simulator.",
+                hint="assign one element at a time in a loop.",
+            )
+        self._base[res] = value
+
+    def atomic(self, op, idx, *vals):
+        res, sliced = self._map(idx)
+        if sliced:
+            self.ctx.error(
+                errors.KernelPythonError, f"atomic on a slice of `{self.name}`: index one element."
+            )
+        return self._base.atomic(op, res, *vals)
+
+
+def _slice_dim(ctx, sl, n, name):
+    """(start, step, length) of slice ``sl`` over a dimension of length ``n``, as Python and
+    numba take it; the bounds and ``n`` may differ per lane (then the step must be positive)."""
+    step = 1 if sl.step is None else sl.step
+    if _is_array(step) or int(step) == 0:
+        ctx.error(
+            errors.UnsupportedFeature if _is_array(step) else errors.KernelPythonError,
+            f"slicing `{name}` needs a nonzero step that is the same in every thread.",
+            lanes=ctx.first_active()[:1],
+        )
+    step = int(step)
+    bounds = (sl.start, sl.stop)
+    if not any(_is_array(b) for b in bounds + (n,)):
+        start, stop, step = slice(*(None if b is None else int(b) for b in bounds), step).indices(int(n))
+        return start, step, len(range(start, stop, step))
+    if step < 0:
+        ctx.error(
+            errors.UnsupportedFeature,
+            f"slicing `{name}` backwards with bounds that differ between threads is not supported "
+            f"by gpulab's simulator.",
+            hint="loop over the indices instead.",
+        )
+
+    def clip(b, default):
+        if b is None:
+            return default
+        b = np.where(b < 0, b + n, b)
+        return np.clip(b, 0, n)
+
+    start, stop = clip(sl.start, 0), clip(sl.stop, n)
+    return start, step, np.maximum(0, (stop - start + step - 1) // step)
 
 
 class ArrayProxy:
@@ -140,6 +305,8 @@ class ArrayProxy:
                 if not self.ctx.full or iv.size != i.size:
                     i = np.where(mask, i, 0)
             else:
+                if isinstance(i, FromEnd) and -n <= i < 0:
+                    i = n + i
                 i = int(i)
                 if (i < 0 or i >= n) and mask.any():
                     self._oob(d, i, n)
@@ -185,7 +352,15 @@ class ArrayProxy:
         return flat
 
     # -- element access --------------------------------------------------------------------
+    def _view(self, idx):
+        """``a[...]`` with a slice in it: a view (dimensions the index leaves out are whole)."""
+        idx = _as_tuple(idx)
+        whole = tuple(("slice", 0, 1, n) for n in self.shape)
+        return ArrayView(self, whole)[idx]
+
     def __getitem__(self, idx):
+        if _has_slice(idx):
+            return self._view(idx)
         res, partial = self._resolve(idx)
         if res is None:
             return _Partial(self, partial)
@@ -199,7 +374,7 @@ class ArrayProxy:
             self.ctx.error(
                 errors.KernelPythonError, f"assigning to a row of `{self.name}`: index every dimension."
             )
-        if isinstance(value, (ArrayProxy, _Partial)):
+        if isinstance(value, (ArrayProxy, _Partial, ArrayView)):
             self.ctx.error(
                 errors.KernelPythonError, f"cannot store an array into an element of `{self.name}`."
             )

@@ -24,6 +24,7 @@ class Runtime:
     STMT = "stmt"  # stmt(line): before every statement; counts, traces, budget
     SEL = "sel"  # sel(new, old): a variable's value after `x = new` under the mask
     F64 = "f64"  # f64(literal): float literals are float64, as numba types them
+    FROM_END = "from_end"  # from_end(-k): a literal negative index, `a[-1]`, counts from the end
     ASSERT = "assert_"  # assert_(test)
     RAISE = "raise_"  # raise_()
 
@@ -44,6 +45,7 @@ class Runtime:
     ITER = "iter_"  # iter_(seq) -> state of `for ... in <tuple>`
     LOOP_NEXT = "loop_next"  # loop_next(state) -> iterate again? (for); sets state.value
     LOOP_EXIT = "loop_exit"  # loop_exit(): pop, restore the mask
+    NO_BREAK = "no_break"  # no_break() -> lanes that left the loop just closed without `break`
     BREAK = "brk"  # brk(): the active lanes leave the loop
     BREAK_DONE = "brk_done"  # brk_done() -> no lane left in the loop: Python `break`
     CONTINUE = "cont"  # cont(): the active lanes skip to the next iteration

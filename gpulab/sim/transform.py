@@ -143,6 +143,16 @@ class _Rewriter(ast.NodeTransformer):
                 )
         return node
 
+    def visit_Subscript(self, node):
+        """``a[-1]``: a literal negative index counts from the end, as numba compiles it."""
+        self.generic_visit(node)
+        idx = node.slice
+        if isinstance(idx, ast.Tuple):
+            idx.elts = [_from_end(e) for e in idx.elts]
+        else:
+            node.slice = _from_end(idx)
+        return node
+
     def visit_Lambda(self, node):
         self._unsupported(node, "a lambda inside a kernel")
 
@@ -257,9 +267,19 @@ class _Rewriter(ast.NodeTransformer):
         out.append(ast.copy_location(_expr_stmt(Runtime.ENDIF), node))
         return out
 
+    def _loop_else(self, node):
+        """A loop's ``else``: an ``if`` on the lanes that left it without ``break``."""
+        if not node.orelse:
+            return []
+        return [
+            ast.copy_location(_expr_stmt(Runtime.IF, _call(Runtime.NO_BREAK)), node),
+            ast.copy_location(
+                ast.If(test=_call(Runtime.THEN), body=self._stmts(node.orelse), orelse=[]), node
+            ),
+            ast.copy_location(_expr_stmt(Runtime.ENDIF), node),
+        ]
+
     def visit_While(self, node):
-        if node.orelse:
-            self._unsupported(node, "while ... else")
         test = self.visit(node.test)
         self.loop_depth += 1
         body = self._stmts(node.body)
@@ -271,11 +291,9 @@ class _Rewriter(ast.NodeTransformer):
                 ast.While(test=_call(Runtime.LOOP_TEST, _lambda(test)), body=body, orelse=[]), node
             ),
             ast.copy_location(_expr_stmt(Runtime.LOOP_EXIT), node),
-        ]
+        ] + self._loop_else(node)
 
     def visit_For(self, node):
-        if node.orelse:
-            self._unsupported(node, "for ... else")
         it = self.visit(node.iter)
         if (
             isinstance(it, ast.Call)
@@ -307,7 +325,7 @@ class _Rewriter(ast.NodeTransformer):
                 node,
             ),
             ast.copy_location(_expr_stmt(Runtime.LOOP_EXIT), node),
-        ]
+        ] + self._loop_else(node)
 
     def _escape(self, node, which, jump, *args):
         """Take the active lanes out (``brk``/``cont``/``ret``), then leave the Python construct
@@ -357,6 +375,18 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         self._unsupported(node, "a function defined inside a kernel")
+
+
+def _from_end(node):
+    """Wrap a literal negative int (``-1``) in ``from_end``; leave any other index alone."""
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+    ):
+        return ast.copy_location(_call(Runtime.FROM_END, node), node)
+    return node
 
 
 def _fn_exit():

@@ -226,6 +226,27 @@ def _is_numba_error(exc):
     return "/numba/" in where.replace("\\", "/")
 
 
+_ARRAY_CALL = re.compile(r"function (shared|local)\.array .*?>>> array\((.*)\)", re.S)
+
+
+def _hint(summary):
+    """What to do about numba's refusal: the usual fix for a known case, else the general rule."""
+    m = _ARRAY_CALL.search(summary)
+    # a shape numba typed as a plain int (not Literal[int]) was computed, not a constant
+    if m and re.search(r"\bu?int(8|16|32|64)\b", re.sub(r"class\([^)]*\)", "", m.group(2))):
+        return (
+            f"the shape of cuda.{m.group(1)}.array must be a compile-time constant: an int literal, "
+            f"a global constant, or a tuple of those (not an expression such as TILE + 1, nor a "
+            f"variable). Compute it at module level, e.g. TILE_PAD = TILE + 1, and use (TILE, TILE_PAD)."
+        )
+    return (
+        "write the kernel in the subset of Python numba.cuda compiles: index arrays "
+        "element by element (no .data, no numpy array methods or numpy calls on "
+        "arrays), use math.* and cuda.* for the rest. gpulab runs only kernels numba "
+        "would compile, so what passes here also compiles on a GPU."
+    )
+
+
 def check(fn, argtypes, what="kernel"):
     """Raise :class:`errors.NotCompilable` unless numba.cuda can type ``fn`` for ``argtypes``."""
     if not enabled() or any(t is None for t in argtypes):
@@ -252,17 +273,15 @@ def check(fn, argtypes, what="kernel"):
             return
         line = _line_of(exc, fn)
         src = _source_lines(fn)
+        summary = _summary(exc, fn)
         err = errors.NotCompilable(
             f"numba.cuda would refuse to compile this {what} for argument types "
-            f"({', '.join(str(t) for t in argtypes)}):\n{_summary(exc, fn)}",
+            f"({', '.join(str(t) for t in argtypes)}):\n{summary}",
             kernel=fn.__name__,
             filename=fn.__code__.co_filename,
             line=line,
             source=src.get(line),
-            hint="write the kernel in the subset of Python numba.cuda compiles: index arrays "
-            "element by element (no .data, no numpy array methods or numpy calls on "
-            "arrays), use math.* and cuda.* for the rest. gpulab runs only kernels numba "
-            "would compile, so what passes here also compiles on a GPU.",
+            hint=_hint(summary),
         )
         err.numba_error = exc
     _CACHE[key] = err
