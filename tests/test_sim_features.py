@@ -370,3 +370,20 @@ def test_match_any_and_all():
     for i in range(32):
         assert out[i, 0] == sum(1 << j for j in range(32) if x[j] == x[i])
     assert (out[:, 1] == 0xFFFFFFFF).all() and out[:, 2].all()
+
+
+def test_functions_imported_from_math_run_per_lane():
+    """``from math import sin`` binds the function itself, not the module: it must still be
+    evaluated for every lane (it used to reach Python's math.sin with an array)."""
+    from math import exp, sin
+
+    @cuda.jit
+    def k(out, x):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            out[i] = sin(x[i]) + exp(x[i])
+
+    x = np.linspace(0, 1, 40).astype(np.float32)
+    out = np.zeros_like(x)
+    gpulab.launch(k, 1, 64, out, x, backend="sim")
+    assert np.allclose(out, np.sin(x) + np.exp(x), rtol=1e-6)

@@ -87,6 +87,8 @@ class _Launch:
             return self.sim
         if value is sys.modules.get("math"):
             return MATH
+        if getattr(value, "__module__", None) == "math" and hasattr(MATH, getattr(value, "__name__", "")):
+            return getattr(MATH, value.__name__)  # from math import sin
         if isinstance(value, types.ModuleType) and value.__name__ == "numba":
             return self.numba_shim
         t = numba_type_to_numpy(value)
