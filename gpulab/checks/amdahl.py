@@ -41,6 +41,14 @@ def speedup_tolerance(f: float, p: float) -> float:
     return 16 * F32_EPS * s * (4 + s * abs(f) * (1 - 1 / p))
 
 
+def _not_a_number(call: str, raw) -> str:
+    """The message for a result that is no single number: None means not solved yet; anything
+    else (an array, a tuple, a string) is named, so the reader sees what came back."""
+    if raw is None:
+        return f"{call} returned None: not solved yet"
+    return f"{call} returned {raw!r:.80}, not a single number: return a float"
+
+
 def _fmt(v) -> str:
     """Enough digits to see a miss in the last place of a float64."""
     return f"{v:.10g}"
@@ -56,11 +64,12 @@ def check_speedup(fn, seed=None) -> CheckResult:
     cases = tuple(cases)  # a tuple: a function that reaches this frame cannot shorten it
     for f, p in cases:
         try:
-            got = as_float(fn(f, p))
+            raw = fn(f, p)
+            got = as_float(raw)
         except Exception as e:
             return CheckResult(False, f"speedup({f:.3g}, {p}) raised {type(e).__name__}: {e}")
         if got is None:
-            return CheckResult(False, "your function returned None (or not a number): not solved yet")
+            return CheckResult(False, _not_a_number(f"speedup({f!r}, {p})", raw))
         want = A.speedup(f, p)  # computed after the call: nothing to peek at
         tol = speedup_tolerance(f, p)
         if not abs(got - want) <= tol:
@@ -169,11 +178,12 @@ def check_estimate_f(fn, seed=None) -> CheckResult:
     cases = tuple(cases)  # a tuple: a function that reaches this frame cannot shorten it
     for p1, t1, p2, t2 in cases:
         try:
-            got = as_float(fn(p1, t1, p2, t2))
+            raw = fn(p1, t1, p2, t2)
+            got = as_float(raw)
         except Exception as e:
             return CheckResult(False, f"estimate_f raised {type(e).__name__}: {e}")
         if got is None:
-            return CheckResult(False, "your function returned None (or not a number): not solved yet")
+            return CheckResult(False, _not_a_number(f"estimate_f({p1}, {t1!r}, {p2}, {t2!r})", raw))
         want = A.fit_times([p1, p2], [t1, t2]).f  # after the call: nothing to peek at
         tol = estimate_f_tolerance(t1, t2)
         if not abs(got - want) <= tol:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpulab import metrics
-from gpulab.checks.answers import as_int
+from gpulab.checks.answers import as_whole
 from gpulab.checks.result import CheckResult
 from gpulab.models import memory as mm
 
@@ -19,7 +19,7 @@ def check_own_sector(answer) -> CheckResult:
     a 32-byte sector of its own. ``answer`` is the dict the coalescing explorer writes."""
     if not isinstance(answer, dict) or "stride" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
-    s, off, eb = (as_int(answer.get(k)) for k in ("stride", "offset", "elem_bytes"))
+    s, off, eb = (as_whole(answer.get(k)) for k in ("stride", "offset", "elem_bytes"))
     if s is None or s < 1:
         return CheckResult(False, f"stride should be a whole number of elements, got {answer['stride']!r}")
     if eb != 4 or off != 0:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from gpulab.checks.answers import as_int, as_number
+from gpulab.checks.answers import as_number, as_whole
 from gpulab.checks.kernels import CheckResult
 from gpulab.models import occupancy as occ
 
@@ -122,10 +122,10 @@ def check_register_budget(
     if not isinstance(answer, dict) or "registers" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be its dict")
     for key, want in (("arch", arch), ("threads", threads), ("shared", 0)):
-        got = str(answer.get(key)) if key == "arch" else as_int(answer.get(key))
+        got = str(answer.get(key)) if key == "arch" else as_whole(answer.get(key))
         if got != want:
             return CheckResult(False, f"set {key} to {want} (it is {answer.get(key)})")
-    r = as_int(answer["registers"])
+    r = as_whole(answer["registers"])
     if r is None or not 1 <= r <= 255:
         return CheckResult(
             False, f"registers should be a whole number from 1 to 255, got {answer['registers']!r}"

@@ -20,6 +20,10 @@ def check_native_format_choice(choice, problem: F.BudgetProblem | None = None) -
     p = problem or F.native_problem()
     if not isinstance(choice, dict) or not {"x", "w"} <= set(choice):
         return CheckResult(False, f"choice must be a dict with keys 'x' and 'w', got {choice!r}")
+    # plain strings, whatever __eq__ or __hash__ a str subclass claims
+    choice = {
+        k: str.__str__(v) if isinstance(v, str) else v for k, v in choice.items() if k in ("x", "w", "acc")
+    }
     for key, allowed in (("x", p.x_formats), ("w", p.w_formats)):
         if choice[key] not in allowed:
             return CheckResult(False, f"choice[{key!r}] = {choice[key]!r} is not one of {allowed}")

@@ -125,7 +125,7 @@ def check_register_blocking(kernel, seed=None, backend: str = "sim") -> CheckRes
                     f"wavefronts per instruction; 1 is conflict-free): lanes of a "
                     f"warp hit one bank at different addresses. Store A's tile row-"
                     f"major, sa[t // 8, t % 8], or pad a k-major tile "
-                    f"(cuda.shared.array((8, 64 + 4), float32))",
+                    f"(cuda.shared.array((8, 68), float32): 64 + 4 columns, written as one constant)",
                 )
         ratios.append(req / tiled)
     return CheckResult(

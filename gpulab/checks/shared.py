@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpulab import metrics
-from gpulab.checks.answers import as_int
+from gpulab.checks.answers import as_whole
 from gpulab.checks.result import CheckResult
 from gpulab.models import memory as mm
 
@@ -15,7 +15,7 @@ def check_float64_padding(answer) -> CheckResult:
     reaches the ideal wavefront count. ``answer`` is the dict the bank explorer writes."""
     if not isinstance(answer, dict) or "row_width" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
-    eb, w = as_int(answer.get("elem_bytes")), as_int(answer.get("row_width"))
+    eb, w = as_whole(answer.get("elem_bytes")), as_whole(answer.get("row_width"))
     if w is None:
         return CheckResult(False, f"row_width should be a whole number, got {answer['row_width']!r}")
     if eb != 8:

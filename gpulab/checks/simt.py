@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpulab.checks.answers import as_int
+from gpulab.checks.answers import as_whole
 from gpulab.checks.kernels import Case, CheckResult, run_cases
 from gpulab.models import launch as lm
 
@@ -60,13 +60,13 @@ def check_block_shape(answer, width: int = 100, height: int = 60) -> CheckResult
     ``width`` x ``height`` image with the fewest idle threads."""
     if not isinstance(answer, dict) or "block" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be its dict")
-    if (as_int(answer.get("width")), as_int(answer.get("height"))) != (width, height):
+    if (as_whole(answer.get("width")), as_whole(answer.get("height"))) != (width, height):
         return CheckResult(
             False,
             f"set the image to {width} x {height} (it is {answer.get('width')} x {answer.get('height')})",
         )
     try:
-        block = tuple(as_int(b) for b in answer["block"])
+        block = tuple(as_whole(b) for b in answer["block"])
     except TypeError:
         block = (None,)
     if len(block) != 2 or None in block or min(block) < 1:

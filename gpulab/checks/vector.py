@@ -21,10 +21,13 @@ def is_integral(v) -> bool:
 
 def edge_sizes(block: int, seed=None, extra: int = 1):
     """Lengths that catch guard and rounding mistakes: 1, block - 1, block, block + 1, a few
-    blocks and a bit, plus ``extra`` random lengths (``seed=None``: different every call)."""
+    blocks and a bit, ``extra`` random lengths (``seed=None``: different every call), and one
+    random length of 16 to 40 blocks, so a guard hard-coded to a demo's size (``i < 1000``)
+    fails on every run, not only when a random length happens to exceed it."""
     rng = np.random.default_rng(seed)
     sizes = [1, block - 1, block, block + 1, 3 * block + 7]
     sizes += [int(rng.integers(2, 40 * block)) for _ in range(extra)]
+    sizes.append(int(rng.integers(16 * block, 40 * block)))
     return [n for n in sizes if n >= 1]
 
 

@@ -1,0 +1,288 @@
+"""Held-out submissions (issue 14, second round), graded through the checks the hidden tests call.
+
+The kernels live in ``exercises/<hw>/submissions_heldout.py``: correct work in styles the
+prepared submissions do not use must pass, wrong and hostile work must fail for the reason the
+entry names. Literal answers and plain functions are graded here directly. Homework-level Otter
+runs are tests/test_homework.py's (slow); these call the same check functions in-process.
+"""
+
+import importlib.util
+import math
+import os
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from numba import cuda, float32
+
+from gpulab.checks import (
+    amdahl,
+    divergence,
+    formats,
+    memory,
+    mma_fragments,
+    occupancy,
+    precision,
+    reduction,
+    sgemm,
+    shared,
+    simt,
+    tiling,
+    tree_reduction,
+    vector,
+    warp,
+)
+from gpulab.checks.answers import as_whole
+
+_EX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "exercises")
+
+CHECKS = {  # the notebook's name -> the check its hidden test calls, with the test's arguments
+    "saxpy": vector.check_saxpy,
+    "invert": simt.check_invert,
+    "parity_scale": divergence.check_parity_scale,
+    "scale": memory.check_scale,
+    "row_sums": shared.check_row_sums,
+    "matmul_tiled": lambda k, **kw: tiling.check_tiled_matmul(k, tile=16, **kw),
+    "transpose": tiling.check_padded_transpose,
+    "block_sum": reduction.check_block_sum,
+    "warp_reduce": warp.check_warp_reduce,
+    "warp_scan": warp.check_warp_scan,
+    "tree_sum": lambda k, **kw: tree_reduction.check_tree_reduce(k, block=256, **kw),
+    "load_a": lambda k, **kw: mma_fragments.check_fragment_load(k, "A", **kw),
+    "sgemm_1d": sgemm.check_register_blocking,
+}
+
+HWS = [
+    "hw02_simt",
+    "hw03_04_divergence_occupancy",
+    "hw05_06_memory",
+    "hw07_08_reduction",
+    "hw09_10_formats_amdahl",
+    "hw11_sgemm",
+]
+
+
+def _heldout(hw):
+    path = os.path.join(_EX, hw, "submissions_heldout.py")
+    spec = importlib.util.spec_from_file_location(f"heldout_{hw}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.HELDOUT
+
+
+ENTRIES = [(hw, *e) for hw in HWS for e in _heldout(hw)]
+
+
+def _define(src, name, tmp_path):
+    """What the notebook cell ``src`` defines as ``name``, from a file (the simulator reads it)."""
+    path = tmp_path / f"{name}_{abs(hash(src))}.py"
+    path.write_text(src)
+    ns = {"cuda": cuda, "float32": float32, "np": np, "math": math}
+    exec(compile(src, str(path), "exec"), ns)
+    return ns[name]
+
+
+def test_every_homework_has_three_heldout_kernels_or_more():
+    for hw in HWS:
+        kinds = {e[1].split(":")[0] for e in _heldout(hw)}
+        assert len(_heldout(hw)) >= 3 and "correct" in kinds, hw
+
+
+@pytest.mark.parametrize("hw,name,style,target,src,why", ENTRIES, ids=[f"{e[0][:4]}-{e[1]}" for e in ENTRIES])
+def test_heldout_kernel_graded_as_written(tmp_path, hw, name, style, target, src, why):
+    res = CHECKS[target](_define(src, target, tmp_path))
+    if why is None:
+        assert res, f"{style}: correct work lost points: {res.message}"
+    else:
+        assert not res, f"{style}: wrong work passed: {res.message}"
+        assert why in res.message, res.message
+
+
+# ---- random inputs must catch a wrong answer on every run, not only usually ------------------
+
+
+def test_a_guard_hard_coded_to_the_demo_size_fails_on_every_seed(tmp_path):
+    """hw02's demo launches n = 1000: ``if i < 1000`` passed whenever the one random length
+    happened to be at most 1000 (about 1 run in 5); a length of 16 blocks or more is now always
+    among the cases."""
+    src = next(e[3] for e in _heldout("hw02_simt") if e[0] == "guard_hard_coded_1000")
+    k = _define(src, "saxpy", tmp_path)
+    for seed in range(12):
+        assert max(vector.edge_sizes(128, seed)) >= 16 * 128
+        res = vector.check_saxpy(k, seed=seed)
+        assert not res and "never written" in res.message, (seed, res.message)
+
+
+# ---- literal answers and functions in the styles a class writes ------------------------------
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda n, b: divmod(n, b)[0] + (divmod(n, b)[1] > 0),
+        lambda n, b: int(np.ceil(np.float32(n) / np.float32(b))),
+        lambda n, b: np.int32((n + b - 1) // b),
+        lambda n, b: math.ceil(n / b),
+    ],
+    ids=["divmod", "float32_ceil", "np_int32", "math_ceil"],
+)
+def test_blocks_for_in_other_styles_passes(fn):
+    res = vector.check_blocks_for(fn)
+    assert res, res.message
+
+
+def test_blocks_for_by_round_fails():
+    res = vector.check_blocks_for(lambda n, b: round(n / b))
+    assert not res and "round up" in res.message, res.message
+
+
+@pytest.mark.parametrize(
+    "check,answer",
+    [
+        (simt.check_block_shape, {"width": 100.0, "height": np.int64(60), "block": [8.0, np.float32(4)]}),
+        (memory.check_own_sector, {"stride": 8.0, "offset": 0.0, "elem_bytes": np.float64(4)}),
+        (shared.check_float64_padding, {"elem_bytes": 8.0, "row_width": 33.0}),
+        (
+            occupancy.check_register_budget,
+            {"arch": "sm_90", "threads": 256.0, "shared": 0, "registers": 40.0},
+        ),
+    ],
+    ids=["block_shape", "own_sector", "float64_padding", "register_budget"],
+)
+def test_widget_answers_typed_as_integral_floats_pass(check, answer):
+    """A hand-typed ``60.0`` is the count 60 (before: "set the image to 100 x 60 (it is 100 x 60.0)")."""
+    res = check(answer)
+    assert res, res.message
+
+
+@pytest.mark.parametrize(
+    "check,answer,why",
+    [
+        (simt.check_block_shape, {"width": 100, "height": 60, "block": (8.5, 4)}, "two whole numbers"),
+        (memory.check_own_sector, {"stride": 8.25, "offset": 0, "elem_bytes": 4}, "whole number"),
+        (memory.check_own_sector, {"stride": "8", "offset": 0, "elem_bytes": 4}, "whole number"),
+        (shared.check_float64_padding, {"elem_bytes": 8, "row_width": True}, "whole number"),
+        (
+            occupancy.check_register_budget,
+            {"arch": "sm_90", "threads": 256, "shared": 0, "registers": 40.5},
+            "whole",
+        ),
+    ],
+    ids=["block_half", "stride_fraction", "stride_string", "width_bool", "registers_fraction"],
+)
+def test_widget_answers_that_are_not_whole_numbers_fail(check, answer, why):
+    res = check(answer)
+    assert not res and why in res.message, res.message
+
+
+def test_as_whole_rules():
+    assert as_whole(60.0) == 60 and type(as_whole(np.float32(4.0))) is int
+    for bad in (60.5, float("nan"), float("inf"), True, np.bool_(True), "60", None, [60]):
+        assert as_whole(bad) is None, bad
+
+
+def test_register_blocks_returning_floats_and_numpy_ints_passes():
+    def as_float(t, r):
+        per = math.ceil(32 * r / 256) * 256
+        return float((65536 // 4 // per) * 4 // math.ceil(t / 32))
+
+    def as_np(t, r):
+        per = int(np.ceil(32 * r / 256)) * 256
+        return np.int32((16384 // per) * 4 // np.ceil(t / 32).astype(np.int64))
+
+    for fn in (as_float, as_np):
+        res = occupancy.check_register_limit(fn)
+        assert res, res.message
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda f, p: Fraction(1) / ((1 - Fraction(f)) + Fraction(f) / p),
+        lambda f, p: Decimal(1) / ((1 - Decimal(f)) + Decimal(f) / Decimal(p)),
+        lambda f, p: np.float32(1) / (np.float32(1 - f) + np.float32(f) / np.float32(p)),
+    ],
+    ids=["fraction", "decimal", "float32"],
+)
+def test_speedup_in_exact_and_float32_arithmetic_passes(fn):
+    res = amdahl.check_speedup(fn)
+    assert res, res.message
+
+
+def test_speedup_rounded_to_two_places_fails_and_shows_the_digits():
+    res = amdahl.check_speedup(lambda f, p: round(1 / ((1 - f) + f / p), 2))
+    assert not res and "16.80672269" in res.message and "16.81" in res.message, res.message
+
+
+@pytest.mark.parametrize(
+    "check,fn,call",
+    [
+        (amdahl.check_speedup, lambda f, p: np.array([1 / ((1 - f) + f / p)] * 2), "speedup("),
+        (amdahl.check_speedup, lambda f, p: "16.8", "speedup("),
+        (amdahl.check_estimate_f, lambda p1, t1, p2, t2: (0.9, 0.1), "estimate_f("),
+    ],
+    ids=["array", "string", "tuple"],
+)
+def test_a_result_that_is_not_a_number_is_named(check, fn, call):
+    """Before: "your function returned None (or not a number): not solved yet" for any of them."""
+    res = check(fn)
+    assert not res and call in res.message and "not a single number" in res.message, res.message
+    assert "None" not in res.message
+
+
+def test_estimate_f_by_linear_solve_passes():
+    def fn(p1, t1, p2, t2):
+        s, q = np.linalg.solve(np.array([[1, 1 / p1], [1, 1 / p2]]), [t1, t2])
+        return q / (s + q)
+
+    res = amdahl.check_estimate_f(fn)
+    assert res, res.message
+
+
+def test_worth_buying_as_float_passes():
+    assert amdahl.check_worth_buying(16.0)
+    assert not amdahl.check_worth_buying(17)
+    res = amdahl.check_worth_buying("16")  # text, not a number (float("16") made it one)
+    assert not res and "give a number" in res.message, res.message
+
+
+def test_c_owner_returning_a_numpy_array_passes_and_a_dict_fails():
+    good = formats.check_c_owner(lambda r, c: np.array([(r & 7) * 4 + (c >> 1), (c & 1) | ((r >> 3) << 1)]))
+    assert good, good.message
+    bad = formats.check_c_owner(lambda r, c: {"lane": (r % 8) * 4 + c // 2, "i": (c % 2) + 2 * (r // 8)})
+    assert not bad and "two whole numbers" in bad.message
+
+
+class _EqualsAll(str):
+    """A str whose == is always true, hashing like a real format name."""
+
+    def __eq__(self, other):
+        return True
+
+    def __hash__(self):
+        return hash("bf16")
+
+
+def test_native_format_choice_is_graded_by_the_text_it_holds():
+    assert precision.check_native_format_choice({"x": np.str_("bf16"), "w": np.str_("bf16"), "acc": "fp32"})
+    res = precision.check_native_format_choice({"x": _EqualsAll("zzz"), "w": _EqualsAll("zzz")})
+    assert not res and "'zzz'" in res.message, res.message
+
+
+def test_sgemm_padding_hint_is_code_the_simulator_accepts(tmp_path):
+    """The check's message suggests a padded k-major tile; the suggested shape must compile (the
+    simulator rejects ``(8, 64 + 4)`` written in the source, see the held-out entry)."""
+    import inspect
+
+    text = inspect.getsource(sgemm.check_register_blocking)
+    assert "cuda.shared.array((8, 68), float32)" in text
+
+
+def test_a_numpy_bool_is_no_count():
+    """numpy 2 names its bool type 'bool', so a check on the name 'bool_' let ``np.True_`` through
+    as the integer 1 (``blocks_for`` returning ``n <= block`` passed the one-block cases)."""
+    res = vector.check_blocks_for(lambda n, b: np.True_ if n <= b else -(-n // b))
+    assert not res and "np.True_" in res.message, res.message
+    res = occupancy.check_register_limit(lambda t, r: True)
+    assert not res and "not a number" in res.message, res.message
