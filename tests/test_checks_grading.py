@@ -668,7 +668,7 @@ def test_halo_tile_answer_that_is_not_a_whole_number_gets_a_message():
     """A typed answer (a float tile, no radius) fails with a message, not a TypeError or KeyError."""
     from gpulab.checks import patterns
 
-    res = patterns.check_halo_tile({"tile": 32.0, "radius": 4})
+    res = patterns.check_halo_tile({"tile": 32.5, "radius": 4})  # 32.0 is the whole number 32
     assert not res and "whole number" in res.message
     assert "set R to 4" in patterns.check_halo_tile({"tile": 32}).message
     assert patterns.check_halo_tile({"tile": np.int64(32), "radius": np.int64(4)})

@@ -286,3 +286,34 @@ def test_a_numpy_bool_is_no_count():
     assert not res and "np.True_" in res.message, res.message
     res = occupancy.check_register_limit(lambda t, r: True)
     assert not res and "not a number" in res.message, res.message
+
+
+def test_scale_with_only_the_column_guarded_fails_on_every_seed(tmp_path):
+    """check_scale's odd side was only kept off multiples of 32: at m = 40 (a multiple of the
+    block's 8 rows) a kernel with no row guard stayed in bounds and passed, about 1 run in 8."""
+    src = next(e[3] for e in _heldout("hw05_06_memory") if e[0] == "scale_column_guard_only")
+    k = _define(src, "scale", tmp_path)
+    for seed in range(40):
+        res = memory.check_scale(k, seed=seed)
+        assert not res and "guard both sides" in res.message, (seed, res.message)
+
+
+def test_halo_tile_typed_as_a_float_passes():
+    from gpulab.checks import patterns
+
+    res = patterns.check_halo_tile({"tile": 32.0, "radius": 4.0})
+    assert res, res.message
+    assert not patterns.check_halo_tile({"tile": 32.5, "radius": 4})
+
+
+def test_warps_needed_draws_new_cases_on_every_call():
+    """Chapter 01's check used random.Random(1): the same 20 'random' cases every run, so a table
+    of their answers passed. Now a table of one run's answers fails the next."""
+    from gpulab.checks import latency
+    from gpulab.models import latency as lat
+
+    seen = {}
+    assert latency.check_warps_needed(lambda *c: seen.setdefault(c, lat.warps_needed(*c)), seed=1)
+    table = dict(seen)
+    res = latency.check_warps_needed(lambda *c: table.get(c, 0), seed=2)
+    assert not res and "expected" in res.message, res.message

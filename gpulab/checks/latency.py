@@ -10,7 +10,7 @@ from gpulab.checks.answers import as_number
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 
 
-def _cases(seed: int = 1):
+def _cases(seed=None):
     rng = random.Random(seed)
     cases = [
         (4.8e12, 700e-9, 132, 128),
@@ -30,10 +30,11 @@ def _cases(seed: int = 1):
     return cases
 
 
-def check_warps_needed(fn) -> CheckResult:
+def check_warps_needed(fn, seed=None) -> CheckResult:
     """Compare a reader's warps_needed(bandwidth, latency, n_sm, bytes_per_request) with the
-    model on fixed and random cases; say which case failed and how."""
-    cases = tuple(_cases())  # a tuple: a function that reaches this frame cannot shorten it
+    model on fixed and random cases (new ones on every call unless ``seed`` is given); say which
+    case failed and how."""
+    cases = tuple(_cases(seed))  # a tuple: a function that reaches this frame cannot shorten it
     for bw, L, n_sm, b in cases:
         try:
             got = fn(bw, L, n_sm, b)

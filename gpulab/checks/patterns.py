@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpulab.checks.answers import as_int
+from gpulab.checks.answers import as_whole
 from gpulab.checks.kernels import Case, CheckResult, run_cases
 from gpulab.checks.simt import invert_reference  # noqa: F401 (the reference the chapter shows)
 from gpulab.models.memory import halo_cost
@@ -16,7 +16,7 @@ def check_halo_tile(answer, target=1.6) -> CheckResult:
     1024 threads) whose tiled blur loads at most ``target`` values per output pixel."""
     if not isinstance(answer, dict) or "tile" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
-    t, r = as_int(answer["tile"]), as_int(answer.get("radius"))
+    t, r = as_whole(answer["tile"]), as_whole(answer.get("radius"))
     if r != 4:
         return CheckResult(False, f"set R to 4 (you have {answer.get('radius')!r})")
     if t is None or t < 1:
