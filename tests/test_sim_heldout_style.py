@@ -493,15 +493,50 @@ def hash_u32(out, a):
         out[i] = h
 
 
-def test_uint32_multiply_wraps():
+def test_uint32_hash_computes_at_64_bits_as_numba_types_it():
+    """numba types uint32 >> uint32 as uint64, so `h` is 64-bit after the first line and the
+    multiply does not wrap at 32 bits: the high bits come back down with the second shift."""
     a = np.arange(100, 164, dtype=np.uint32)
     out = np.zeros(64, np.uint32)
     sim(hash_u32, 2, 32, out, a)
     h = a.astype(np.uint64)
-    h ^= h >> 16
-    h = (h * 0x45D9F3B) & 0xFFFFFFFF
-    h ^= h >> 16
-    assert np.array_equal(out, h.astype(np.uint32))
+    h ^= h >> np.uint64(16)
+    h *= np.uint64(0x45D9F3B)
+    h ^= h >> np.uint64(16)
+    assert np.array_equal(out, (h & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+    wrapped32 = a ^ (a >> 16)
+    wrapped32 = wrapped32 * np.uint32(0x45D9F3B)
+    wrapped32 ^= wrapped32 >> 16
+    assert not np.array_equal(out, wrapped32)  # what 32-bit arithmetic would have given
+
+
+@cuda.jit
+def promotions(out, a32, u32):
+    i = cuda.grid(1)
+    if i < a32.shape[0]:
+        out[i, 0] = (a32[i] + a32[i]) // 2  # the midpoint of two int32 does not overflow
+        out[i, 1] = u32[i] - 1  # uint32 - int64 is int64: -1 for 0
+        out[i, 2] = int32(a32[i]) * int32(3)  # int32 * int32 is int64 in numba
+        x = uint32(a32[i])
+        out[i, 3] = x * x
+        out[i, 4] = cuda.atomic.add(a32, i, 2**31 - 1)  # the old value; the array wraps
+
+
+def test_integer_arithmetic_widens_to_64_bits_and_stores_truncate():
+    a = np.array([2**31 - 1, 2**30 + 5, -7, 0], np.int32)
+    u = np.array([0, 1, 2**32 - 1, 5], np.uint32)
+    out = np.zeros((4, 5), np.int64)
+    a0 = a.copy()
+    sim(promotions, 1, 4, out, a, u)
+    w = a0.astype(np.int64)
+    assert out[:, 0].tolist() == w.tolist()
+    assert out[:, 1].tolist() == (u.astype(np.int64) - 1).tolist()
+    assert out[:, 2].tolist() == (w * 3).tolist()
+    assert out[:, 3].tolist() == [
+        int(v) ** 2 % 2**64 - (2**64 if int(v) ** 2 % 2**64 >= 2**63 else 0) for v in w.astype(np.uint32)
+    ]
+    assert out[:, 4].tolist() == w.tolist()
+    assert a.tolist() == ((w + 2**31 - 1 + 2**31) % 2**32 - 2**31).tolist()
 
 
 @cuda.jit

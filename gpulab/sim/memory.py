@@ -14,6 +14,7 @@ from .. import errors, metrics
 from . import atomics
 from .context import FromEnd
 from .globalrace import GlobalShadow
+from .pyshims import widen
 from .layout import WARP
 from .trace import GlobalAccess, SharedAccess
 
@@ -365,8 +366,7 @@ class ArrayProxy:
         if res is None:
             return _Partial(self, partial)
         self._account("ld", res)
-        value = self._data[self._full_index(res)]
-        return value
+        return widen(self._data[self._full_index(res)])
 
     def __setitem__(self, idx, value):
         res, partial = self._resolve(idx)
@@ -378,6 +378,7 @@ class ArrayProxy:
             self.ctx.error(
                 errors.KernelPythonError, f"cannot store an array into an element of `{self.name}`."
             )
+        value = _narrow(value, self._data.dtype)
         self._account("st", res, value)
         mask = self.ctx.mask
         full_idx = self._full_index(res)
@@ -435,14 +436,30 @@ class ArrayProxy:
             ),
             self._data.shape,
         )
-        vals = [np.broadcast_to(np.asarray(v), mask.shape)[lanes] for v in vals]
+        vals = [_narrow(np.broadcast_to(np.asarray(v), mask.shape)[lanes], self._data.dtype) for v in vals]
         flat_data = self._data.reshape(-1)
         old = np.empty(len(lanes), dtype=self._data.dtype)
         atomics.apply(atomics.BY_NAME[op], flat_data, flat, vals, old)
         self._atomic_access(res, flat, old)
         out = np.zeros(mask.shape, dtype=self._data.dtype)
         out[lanes] = old
-        return out
+        return widen(out)
+
+
+def _narrow(value, dtype):
+    """An integer value stored into an integer array of ``dtype``: truncated to its width, as a
+    GPU's store does (numba computes integers at 64 bits; see ``pyshims.widen``)."""
+    if dtype.kind not in "iu":
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if isinstance(value, int):
+        value = np.int64(value) if -(2**63) <= value < 2**63 else np.uint64(value % 2**64)
+    if isinstance(value, (np.ndarray, np.integer)) and value.dtype.kind in "iu" and value.dtype != dtype:
+        with np.errstate(all="ignore"):
+            v = np.asarray(value).astype(dtype)
+        return v if v.ndim else v[()]
+    return value
 
 
 def _same(a, b):

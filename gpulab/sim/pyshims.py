@@ -171,6 +171,42 @@ NUMPY_TYPES = {
 }
 
 
+def widen(value):
+    """An integer narrower than 64 bits as numba computes with it: int64, same value.
+
+    numba types integer arithmetic at 64 bits at least (``int32 + int32`` is int64, and so is
+    ``uint32 - 1``), so values read from int32/uint32/... arrays or made by ``int32(x)`` must not
+    wrap at 32 bits in the simulator; the store into a narrow array truncates, as on a GPU.
+    (uint32 values widen to int64, not uint64: the same bits under + - * & | ^ <<, and
+    ``u - 1`` is -1 as in numba.)"""
+    dt = getattr(value, "dtype", None)
+    if dt is not None and dt.kind in "iu" and dt.itemsize < 8:
+        return value.astype(np.int64) if isinstance(value, np.ndarray) else np.int64(value)
+    return value
+
+
+class NarrowInt:
+    """``numba.int32`` (and the other integers narrower than 64 bits) inside a kernel: a dtype
+    for arrays, and as a cast it truncates to its width, then widens (see :func:`widen`)."""
+
+    def __init__(self, np_type):
+        self.type, self.dtype = np_type, np.dtype(np_type)
+
+    def __call__(self, x):
+        if isinstance(x, (bool, int)):
+            x = np.int64(x) if -(2**63) <= x < 2**63 else np.uint64(x % 2**64)
+        with np.errstate(all="ignore"):
+            v = np.asarray(x).astype(self.type)
+        return widen(v if v.ndim else v[()])
+
+    def __repr__(self):
+        return str(self.dtype)
+
+
+for _name in ("int8", "int16", "int32", "uint8", "uint16", "uint32"):
+    NUMPY_TYPES[_name] = NarrowInt(NUMPY_TYPES[_name])
+
+
 def numba_type_to_numpy(value):
     """A numba scalar type (``numba.float32``) used as a cast or dtype → its numpy type."""
     try:

@@ -11,7 +11,7 @@ from . import eager, typecheck
 from .context import UNDEF, Context
 from .intrinsics import SimCuda
 from .memory import ALLOC_ALIGN, GlobalArray
-from .pyshims import BUILTINS, MATH, numba_type_to_numpy
+from .pyshims import BUILTINS, MATH, numba_type_to_numpy, widen
 from .jitted import is_jitted, python_function  # noqa: F401  (python_function: public here too)
 from .protocol import CTX, UNDEF as UNDEF_NAME
 from .transform import transform
@@ -120,9 +120,9 @@ class _LazyDevice:
 
 def _cast(value, dtype):
     if isinstance(value, np.ndarray):
-        return value.astype(dtype, copy=False)
+        return widen(value.astype(dtype, copy=False))
     if isinstance(value, (int, float, bool, np.generic)):
-        return dtype.type(value)
+        return widen(dtype.type(value))
     return value
 
 
