@@ -4,6 +4,7 @@
                                               # case, exactly as a reader calls it -> perf_blind.json
     python benchmarks/perf_blind.py gpu       # on the H200, under ncu (NCU_COMMAND)
     python benchmarks/perf_blind.py merge CSV CASES  # attach ncu's times, compare -> perf_blind.json
+    python benchmarks/perf_blind.py recheck   # the model as it is now (after any revision) -> perf_blind.json
 
 ``perf_model.py`` calibrates the model on some kernels and reports others as held out, but
 those were chosen while the model was built. The kernels here were written after the model's
@@ -363,6 +364,38 @@ def merge(csv_path, cases_path):
         )
 
 
+def recheck_main():
+    """Predict the same cases with the model as it is now and compare with the recorded times.
+    Not blind: the model may have been revised after seeing the blind result."""
+    import gpulab
+
+    res = _load()
+    meas = res["measured"]["cases"]
+    rows = {}
+    for c in cases():
+        if c["name"] in meas:
+            p = gpulab.predict(c["kernel"], c["grid"], c["block"], *make_args(c), gpu="H200")
+            rows[c["name"]] = {
+                "predicted_s": p.time_s,
+                "limiter": p.limiter,
+                "ratio": p.time_s / meas[c["name"]]["measured_s"],
+            }
+            print(c["name"], rows[c["name"]], flush=True)
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=HERE
+    ).stdout.strip()
+    errs = [abs(r["ratio"] - 1) for r in rows.values()]
+    res["after_revision"] = {
+        "command": "python benchmarks/perf_blind.py recheck",
+        "model_commit": commit,
+        "note": "not blind: predicted after the blind result was seen and the model revised",
+        "median_abs_error": float(np.median(errs)),
+        "within_2x": sum(0.5 <= r["ratio"] <= 2 for r in rows.values()),
+        "cases": rows,
+    }
+    _save(res)
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "predict"
     if mode == "predict":
@@ -371,5 +404,7 @@ if __name__ == "__main__":
         gpu_main(os.environ.get("PERF_CASES_OUT", "perf_blind_cases.json"))
     elif mode == "merge":
         merge(sys.argv[2], sys.argv[3])
+    elif mode == "recheck":
+        recheck_main()
     else:
         raise SystemExit(__doc__)

@@ -280,3 +280,33 @@ def int4_mma(res: dict | None = None) -> list[dict] | None:
         }
         for x in r["rows"]
     ]
+
+
+def perf_blind(res: dict | None = None) -> dict | None:
+    """The blind test of ``gpulab.predict``: per new kernel, the time predicted (and committed)
+    before it ran, the time Nsight Compute measured, their ratio, the limiter named; the same
+    ratio for the model as revised afterwards (no longer blind) when recorded."""
+    r = _load("perf_blind", res)
+    if not r or "measured" not in r:
+        return None
+    after = (r.get("after_revision") or {}).get("cases", {})
+    rows = [
+        {
+            "kernel": name,
+            "measured_us": m["measured_s"] * 1e6,
+            "predicted_us": r["predicted"]["cases"][name]["predicted_s"] * 1e6,
+            "predicted_over_measured": m["ratio"],
+            "limiter": m["limiter"],
+            "revised_over_measured": after[name]["predicted_s"] / m["measured_s"] if name in after else None,
+        }
+        for name, m in r["measured"]["cases"].items()
+    ]
+    return {
+        "model_commit": r["predicted"]["model_commit"],
+        "kernels": len(rows),
+        "median_abs_error": r["summary"]["median_abs_error"],
+        "within_2x": r["summary"]["within_2x"],
+        "revised_median_abs_error": (r.get("after_revision") or {}).get("median_abs_error"),
+        "revised_within_2x": (r.get("after_revision") or {}).get("within_2x"),
+        "rows": rows,
+    }

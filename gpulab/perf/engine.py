@@ -18,7 +18,7 @@ from . import gpus as G
 from . import model
 from . import weights as W
 from .prediction import Prediction
-from .sample import DRAM_CHUNK, choose_blocks, simulate
+from .sample import DRAM_CHUNK, KEY, choose_blocks, simulate
 
 PRED_ON_FACTOR = 0.9912  # fitted: pred-on / all thread instructions (perf_model.json)
 MAX_BLOCKS_PER_HALF = 64
@@ -71,17 +71,21 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
     c.dram_write_bytes = float(sum(foot_st.values()))
     if rec.global_atomics:
         names = {n: k for k, n in enumerate(sorted({g[0] for g in rec.global_atomics}))}
-        sec = np.concatenate([s_ + names[n] * (1 << 40) for n, s_, _, _ in rec.global_atomics])
-        extra = np.concatenate([e for _, _, e, _ in rec.global_atomics])
-        flt = np.concatenate([np.full(len(e), f) for _, _, e, f in rec.global_atomics])
-        uniq, inv = np.unique(sec, return_inverse=True)
-        pairs = np.bincount(inv) * scale
-        lanes = np.bincount(inv, weights=extra) * scale
+        addr = np.concatenate([e + names[n] * KEY for n, e, _, _ in rec.global_atomics])
+        ops = np.concatenate([o for _, _, o, _ in rec.global_atomics])
+        flt = np.concatenate([np.full(len(o), f) for _, _, o, f in rec.global_atomics])
+        uniq, inv = np.unique(addr, return_inverse=True)
+        per_addr = np.bincount(inv, weights=ops) * scale
         is_f = np.bincount(inv, weights=flt) > 0
-        hot = np.unique(np.r_[np.argsort(pairs)[-8:], np.argsort(lanes)[-8:]])
-        c.atomic_requests = len(sec) * scale
+        hot = np.argsort(per_addr)[-8:]
+        c.atomic_requests = len(addr) * scale
         c.atomic_sectors = rec.atomic_sectors * scale
-        c.atomic_hot = [(float(pairs[k]), float(lanes[k]), bool(is_f[k])) for k in hot]
+        c.atomic_hot = [(float(per_addr[k]), bool(is_f[k])) for k in hot]
+        chunks = np.concatenate([ch + names[n] * KEY for n, ch in rec.atomic_chunks])
+        c.atomic_chunk_requests = float(np.unique(chunks, return_counts=True)[1].max()) * scale
+    for ln, inst in rec.math_inst.items():
+        if ln in lines:
+            lines[ln][model.MATH_INST] = inst * scale
     c.l1_lines = rec.l1_lines * scale
     c.shared_atomic_steps = rec.shared_atomic_steps * scale
     return c
@@ -116,14 +120,12 @@ def _merge(a, b):
         "dram_write_bytes",
         "atomic_requests",
         "atomic_sectors",
+        "atomic_chunk_requests",
         "shared_atomic_steps",
     ):
         setattr(c, f, (getattr(a, f) + getattr(b, f)) / 2)
     c.atomic_hot = (
-        [
-            ((pa + pb) / 2, (la + lb) / 2, fa or fb)
-            for (pa, la, fa), (pb, lb, fb) in zip(sorted(a.atomic_hot), sorted(b.atomic_hot))
-        ]
+        [((pa + pb) / 2, fa or fb) for (pa, fa), (pb, fb) in zip(sorted(a.atomic_hot), sorted(b.atomic_hot))]
         or a.atomic_hot
         or b.atomic_hot
     )

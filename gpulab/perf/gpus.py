@@ -40,9 +40,9 @@ class GPU:
     dram_latency_under_load: float = 1.0  # multiplier on lat_dram_s while memory streams
     barrier_cycles: float = 100.0
     barrier_cycles_per_warp: float = 5.0
-    atomic_same_address_per_s: float = 4e7  # one address: (warp instruction) updates per second
-    atomic_lane_s: float = 1e-9  # one address: extra time per further float lane
-    atomic_int_lane_ratio: float = 0.35  # an integer lane's step / a float lane's
+    atomic_int_op_s: float = 0.745e-9  # one address: time per integer L2 atomic operation
+    atomic_float_op_s: float = 1.76e-9  # one address: time per float L2 atomic operation
+    atomic_request_s: float = 2e-10  # one 2 KB chunk: time per (warp, sector) atomic request
     atomics_per_s: float = 5e10  # (warp instruction, sector) pairs, many addresses
     shared_atomic_cycles: float = 2.0  # per same-address lane in a shared atomic
     overlap_p: float = 4.0  # soft maximum of the bounds: (sum t_i^p)^(1/p)
@@ -58,20 +58,18 @@ _FIT = "fitted by benchmarks/perf_model.py predict on its calibrate kernels (per
 
 # Calibrated on the H200 (benchmarks/results/perf_model.json["calibration"]["params"]).
 H200_FIT = {
-    "dram_bytes_per_s": 4510000000000.0,
-    "l2_bytes_per_s": 5260000000000.0,
+    "dram_bytes_per_s": 4800000000000.0,
+    "l2_bytes_per_s": 6448000000000.0,
     "issue_efficiency": 1.0,
-    "l1_wavefronts_per_sm_cycle": 0.5587,
-    "alu_latency_cycles": 2.936,
+    "l1_wavefronts_per_sm_cycle": 0.5601,
+    "alu_latency_cycles": 2.939,
     "dram_latency_under_load": 1.0,
-    "barrier_cycles": 13.75,
-    "barrier_cycles_per_warp": 6.269,
-    "atomic_same_address_per_s": 164400000.0,
-    "atomic_lane_s": 1.616e-09,
-    "atomic_int_lane_ratio": 0.346,
-    "atomics_per_s": 130000000000.0,
-    "shared_atomic_cycles": 0.0009162,
-    "overlap_p": 2.197,
+    "barrier_cycles": 0.00143,
+    "barrier_cycles_per_warp": 27.03,
+    "atomic_request_s": 1.931e-10,
+    "atomics_per_s": 201500000000.0,
+    "shared_atomic_cycles": 4.016e-11,
+    "overlap_p": 1.933,
 }
 
 H200 = GPU(
@@ -96,6 +94,9 @@ H200 = GPU(
         "of a tiny kernel, median of 20)",
         "issue_per_sm_cycle": "4 warp schedulers per SM, 1 instruction per cycle each "
         "{cite}`nvidia-hopper-whitepaper`",
+        "atomic_int_op_s, atomic_float_op_s": "measured: benchmarks/results/instruction_costs.json "
+        "(same-address atomics with 1 to 32 lanes per warp: 0.745 ns per integer warp "
+        "instruction, 1.76 ns per float lane)",
         "calibrated": _FIT,
     },
     **H200_FIT,

@@ -35,6 +35,7 @@ LIMITERS = {
 
 
 WARPS_TOUCHING = "warps executing the line"  # per-line key: warps with >= 1 execution
+MATH_INST = "math library warp instructions"  # per-line key: what its math calls cost
 
 
 @dataclass
@@ -57,7 +58,8 @@ class Counts:
     dram_write_bytes: float = 0.0
     atomic_requests: float = 0.0  # (warp instruction, address) pairs on global memory
     atomic_sectors: float = 0.0  # (warp instruction, 32-byte sector) pairs
-    atomic_hot: list = field(default_factory=list)  # busiest sectors: (ops, extra lanes, float)
+    atomic_hot: list = field(default_factory=list)  # busiest addresses: (L2 operations, float?)
+    atomic_chunk_requests: float = 0.0  # (warp, sector) requests to the busiest 2 KB chunk
     l1_lines: float = 0.0  # (warp instruction, 128-byte line) pairs, global
     shared_atomic_steps: float = 0.0
     static_shared: int = 0
@@ -105,6 +107,10 @@ def instruction_counts(counts, weights=None):
         om = line_omega(counts.infos.get(ln), c, w)
         wi = c.get(M.INST_EXECUTED, 0) * om
         ti = c.get(M.THREAD_INST_EXECUTED, 0) * om
+        if c.get(MATH_INST):  # library calls, at the line's lanes per instruction
+            n = c.get(M.INST_EXECUTED, 0)
+            wi += c[MATH_INST]
+            ti += c[MATH_INST] * (c.get(M.THREAD_INST_EXECUTED, 0) / n if n else M.WARP)
         if ln in iters:
             wi += iters[ln][0] * w["iter"]
             ti += iters[ln][1] * w["iter"]
@@ -115,6 +121,11 @@ def instruction_counts(counts, weights=None):
     inst += nwarps * w["warp"]
     thr += counts.threads * w["warp"]
     return inst, thr, per_line
+
+
+def math_instructions(counts) -> float:
+    """Warp instructions of the launch's math-library calls (weights.MATH_CALL_INSTRUCTIONS)."""
+    return float(sum(c.get(MATH_INST, 0.0) for c in counts.lines.values()))
 
 
 def feature_totals(counts):
@@ -175,21 +186,18 @@ def bounds(counts, gpu, weights=None):
     )
     issue_rate = min(gpu.issue_per_sm_cycle, warps_per_sm) * gpu.issue_efficiency
     t["issue"] = inst / (active_sms * clk * issue_rate)
-    # one address serialises its updates: each (warp instruction, address) pair costs a fixed
-    # time plus a time per lane it carries; the busiest address bounds the kernel
-    # one sector's operations are applied one after another; lanes of one instruction on one
-    # address add a step each (a float step costs more than an integer one)
+    # atomics: one address applies its L2 operations one after another (a lane each, or one
+    # per warp instruction where the compiler combines them: perf/uniform.py); requests to one
+    # 2 KB chunk queue at one L2 unit; and all requests share the L2's atomic throughput
     busiest = max(
-        (
-            (
-                ops / gpu.atomic_same_address_per_s
-                + lanes * gpu.atomic_lane_s * (1.0 if flt else gpu.atomic_int_lane_ratio)
-            )
-            for ops, lanes, flt in counts.atomic_hot
-        ),
+        (ops * (gpu.atomic_float_op_s if flt else gpu.atomic_int_op_s) for ops, flt in counts.atomic_hot),
         default=0.0,
     )
-    t["atomics"] = max(counts.atomic_sectors / gpu.atomics_per_s, busiest)
+    t["atomics"] = max(
+        counts.atomic_sectors / gpu.atomics_per_s,
+        busiest,
+        counts.atomic_chunk_requests * gpu.atomic_request_s,
+    )
     # Little's law: one warp's chain of waits, times the waves of resident warps
     ld_sec = m.get(M.GLOBAL_SECTORS["ld"], 0) * M.SECTOR_BYTES
     h1 = 1 - min(1.0, counts.l2_read_bytes / ld_sec) if ld_sec else 0.0
@@ -217,6 +225,8 @@ def bounds(counts, gpu, weights=None):
             if info is not None and info.barrier
             else 0.0
         )
+        if c.get(MATH_INST) and c.get(M.INST_EXECUTED):  # a library call: a dependent chain
+            one += c[MATH_INST] / c[M.INST_EXECUTED] * gpu.alu_latency_cycles / clk
         dep = info.dep_factor if info else 1.0
         # a block ends with its slowest warp: executions per warp among the warps that run it
         runs = c.get(WARPS_TOUCHING, nwarps) or nwarps

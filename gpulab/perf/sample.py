@@ -17,13 +17,21 @@ from ..metrics import SECTOR_BYTES
 from ..sim import context as _context
 from ..sim import intrinsics as _intrinsics
 from ..sim import memory as _memory
+from ..sim import pyshims as _pyshims
 from ..sim.layout import WARP, Layout
+from ..sim.runner import python_function
 from ..sim.runner import run as _run
+from .uniform import aggregated_atomic_lines
+from .weights import MATH_CALL_INSTRUCTIONS
 
 KEY = np.int64(1) << 40  # block * KEY + chunk: byte addresses stay below 2**40
 SECTOR = SECTOR_BYTES  # the unit L1 and L2 move (metrics.py holds the rule)
 LINE = 4 * SECTOR_BYTES  # an L1 cache line: four sectors under one tag
 DRAM_CHUNK = 2 * SECTOR_BYTES  # the model's unit of a DRAM read: a sector pair (H200 measured 64 B)
+# Atomic requests to addresses within one such chunk queue at one L2 unit: fitted so that a
+# 256-bin integer histogram (1 KB, one chunk) and 4096 float counters (16 KB) both match the
+# H200 (benchmarks/results/perf_model.json: histogram_global_uniform, atomic_spread_4096)
+ATOMIC_CHUNK = 2048
 
 
 def sampled_layout(grid, block, block_ids) -> Layout:
@@ -68,10 +76,14 @@ class Recorder:
     """Per global array: L1-miss chunks (unique per block), DRAM chunks (unique per launch),
     bytes; atomics: addresses of global atomics, serialised steps of shared atomics."""
 
-    def __init__(self):
+    def __init__(self, aggregated_lines=frozenset()):
         self.arrays = {}  # name -> dict of _Keys and sizes
-        self.global_atomics = []  # (array name, flat elements, lanes per (warp, element))
+        self.aggregated_lines = aggregated_lines  # lines whose integer atomics a warp combines
+        self.global_atomics = []  # (array name, elements, L2 operations on each, float?)
+        self.atomic_chunks = []  # (array name, ATOMIC_CHUNK of each (warp, sector) request)
         self.atomic_sectors = 0  # (warp instruction, 32-byte sector) pairs
+        self.math_inst = {}  # line -> warp instructions of math-library calls
+        self.ctx = None  # the running Context (for the math hooks)
         self.l1_lines = 0  # (warp instruction, 128-byte line) pairs of global accesses
         self.shared_atomic_steps = 0
         self.shared_atomic_warp_inst = 0
@@ -108,19 +120,20 @@ class Recorder:
         else:
             rec["dram_st"].add(np.unique(addr // SECTOR))
 
-    def atomic(self, a, flat, lanes):
+    def atomic(self, a, flat, lanes, op):
         if a.space == "global":
             self._arr(a)
             warp = a.ctx.layout.warp_of[lanes]
-            # one L2 operation per (warp instruction, address): lanes on one address combine
-            # L2 applies atomics per 32-byte sector: one operation per (warp instruction,
-            # sector), plus a step for each further lane on an address already in it
-            pairs, lanes_on = np.unique(warp * KEY + flat, return_counts=True)
-            sector_of_pair = (pairs // KEY) * KEY + (pairs % KEY) * a._data.itemsize // SECTOR
-            ws, inv = np.unique(sector_of_pair, return_inverse=True)
-            extra = np.bincount(inv, weights=lanes_on - 1)
-            self.atomic_sectors += len(ws)
-            self.global_atomics.append((a.name, ws % KEY, extra, a._data.dtype.kind == "f"))
+            pairs, lanes_on = np.unique(warp * KEY + flat, return_counts=True)  # (warp, element)
+            # an L2 operation per lane, or one per warp instruction when the compiler combines
+            # the warp's integer updates of a provably uniform address (perf/uniform.py)
+            combined = a.ctx.line in self.aggregated_lines and a._data.dtype.kind in "iu"
+            ops = np.ones(len(pairs)) if combined else lanes_on.astype(float)
+            flt = a._data.dtype.kind == "f"
+            self.global_atomics.append((a.name, pairs % KEY, ops, flt))
+            requests = np.unique((pairs // KEY) * KEY + (pairs % KEY) * a._data.itemsize // SECTOR)
+            self.atomic_sectors += len(requests)
+            self.atomic_chunks.append((a.name, (requests % KEY) * SECTOR // ATOMIC_CHUNK))
         else:
             warp = a.ctx.layout.warp_of[lanes]
             _, counts = np.unique(warp * KEY + flat, return_counts=True)
@@ -157,7 +170,7 @@ def _recording(rec: Recorder):
                     ),
                     self._data.shape,
                 )
-                rec.atomic(self, flat.astype(np.int64), lanes)
+                rec.atomic(self, flat.astype(np.int64), lanes, op)
         return orig_atomic(self, op, idx, *vals)
 
     S = _intrinsics.SimCuda
@@ -167,6 +180,7 @@ def _recording(rec: Recorder):
 
     def stmt(self, line):
         orig_stmt(self, line)
+        rec.ctx = self
         touched = self.mask.reshape(-1, WARP).any(axis=1)
         prev = rec.line_warps.get(line)
         rec.line_warps[line] = touched if prev is None else (prev | touched)
@@ -176,6 +190,9 @@ def _recording(rec: Recorder):
         rec.static_shared = max(rec.static_shared, self._static_shared)
         return out
 
+    math_orig = {n: f for n, f in vars(_pyshims.MATH).items() if n in MATH_CALL_INSTRUCTIONS}
+    for n, f in math_orig.items():
+        setattr(_pyshims.MATH, n, _counting_math(rec, n, f))
     G._account, A.atomic, S._shared, C.stmt = account, atomic, shared, stmt
     _memory.GlobalShadow = lambda array: None
     try:
@@ -183,13 +200,33 @@ def _recording(rec: Recorder):
     finally:
         G._account, A.atomic, _memory.GlobalShadow = orig_account, orig_atomic, orig_shadow
         S._shared, C.stmt = orig_shared, orig_stmt
+        for n, f in math_orig.items():
+            setattr(_pyshims.MATH, n, f)
+
+
+def _counting_math(rec, name, fn):
+    """``fn`` (a math function of the simulator) that also charges its line the warp
+    instructions the call costs on the GPU (weights.MATH_CALL_INSTRUCTIONS, by precision)."""
+    cost = MATH_CALL_INSTRUCTIONS[name]
+
+    def call(*args):
+        out = fn(*args)
+        ctx = rec.ctx
+        if ctx is not None:
+            prec = "float32" if getattr(out, "dtype", None) == np.float32 else "float64"
+            warps = int(np.count_nonzero(ctx.mask.reshape(-1, WARP).any(axis=1)))
+            rec.math_inst[ctx.line] = rec.math_inst.get(ctx.line, 0.0) + warps * cost[prec]
+        return out
+
+    return call
 
 
 def simulate(kernel, grid, block, args, block_ids, *, shared_bytes=0, timeout_s=60.0, max_steps=50_000_000):
     """Run the sampled blocks on the simulator; (Context, Recorder). Arrays in ``args`` are
     written by the kernel: pass copies."""
     lay = sampled_layout(grid, block, block_ids)
-    rec = Recorder()
+    fn = python_function(kernel)
+    rec = Recorder(aggregated_atomic_lines(fn) if fn is not None else frozenset())
     with _recording(rec):
         ctx = _run(kernel, lay, args, shared_bytes=shared_bytes, max_steps=max_steps, timeout_s=timeout_s)
     return ctx, rec

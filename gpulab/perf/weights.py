@@ -25,17 +25,48 @@ FEATURES = ("ops", "divmod", "cmp", "gmem", "smem", "index", "call", "const", "b
 
 # Fitted by benchmarks/perf_model.py predict (perf_model.json["calibration"]["weights"]).
 WEIGHTS = {
-    "ops": 0.894,
-    "divmod": 9.914,
-    "cmp": 1.541,
-    "gmem": 8.719,
-    "smem": 2.344,
-    "index": 1.429,
-    "call": 0.815,
-    "const": 0.257,
-    "branch": 1.147,
-    "iter": 5.255,
-    "warp": 10.045,
+    "ops": 1.033,
+    "divmod": 13.905,
+    "cmp": 1.486,
+    "gmem": 8.578,
+    "smem": 2.489,
+    "index": 1.414,
+    "call": 0.756,
+    "const": 0.236,
+    "branch": 1.106,
+    "iter": 5.019,
+    "warp": 11.145,
+}
+
+
+# Warp instructions one call of a math function costs on the H200 (libdevice code, fast path),
+# by precision: measured by benchmarks/instruction_costs.py (results/instruction_costs.json,
+# "math_warp_instructions_per_call"; a test checks the two agree). The simulator charges them to
+# the calling line when it runs the call (gpulab/perf/sample.py).
+MATH_CALL_INSTRUCTIONS = {
+    "sin": {"float32": 27.5, "float64": 41.2},
+    "cos": {"float32": 28.5, "float64": 42.2},
+    "tan": {"float32": 25.5, "float64": 72.4},
+    "asin": {"float32": 22.8, "float64": 21.1},
+    "acos": {"float32": 23.8, "float64": 70.9},
+    "atan": {"float32": 18.2, "float64": 42.1},
+    "sinh": {"float32": 23.6, "float64": 30.3},
+    "cosh": {"float32": 15.3, "float64": 59.1},
+    "tanh": {"float32": 15.5, "float64": 43.2},
+    "exp": {"float32": 8.5, "float64": 27.6},
+    "expm1": {"float32": 28.3, "float64": 63.0},
+    "log": {"float32": 25.5, "float64": 81.2},
+    "log1p": {"float32": 24.5, "float64": 52.8},
+    "log2": {"float32": 27.2, "float64": 85.2},
+    "log10": {"float32": 26.2, "float64": 85.2},
+    "sqrt": {"float32": 10.0, "float64": 18.0},
+    "fabs": {"float32": 0.0, "float64": 0.0},
+    "erf": {"float32": 22.7, "float64": 101.3},
+    "pow": {"float32": 75.6, "float64": 185.5},
+    "atan2": {"float32": 34.1, "float64": 103.5},
+    "hypot": {"float32": 24.0, "float64": 41.1},
+    "fmod": {"float32": 27.7, "float64": 74.4},
+    "copysign": {"float32": 1.0, "float64": 1.0},
 }
 
 _CAST_NAMES = {
