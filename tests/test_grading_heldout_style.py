@@ -317,3 +317,118 @@ def test_warps_needed_draws_new_cases_on_every_call():
     table = dict(seen)
     res = latency.check_warps_needed(lambda *c: table.get(c, 0), seed=2)
     assert not res and "expected" in res.message, res.message
+
+
+def test_allreduce_offsets_typed_as_integral_floats_pass():
+    res = warp.check_allreduce_loop({"kind": "xor", "offsets": [16.0, 8.0, 4.0, 2.0, 1.0]})
+    assert res, res.message
+    assert not warp.check_allreduce_loop({"kind": "xor", "offsets": [16.5, 8, 4, 2, 1]})
+
+
+@pytest.mark.parametrize(
+    "cond",
+    ["(i // 32) % 2 == 0", "cuda.threadIdx.x < 32", "(i >> 5) & 1"],
+)
+def test_uniform_split_conditions_in_other_styles_pass(cond):
+    res = divergence.check_uniform_split({"condition": cond, "data": "random"})
+    assert res, res.message
+
+
+# ---- chapter 03's warp-uniform shade in other correct styles ------------------------------
+
+
+@cuda.jit
+def sh_halves(out, x):
+    t = cuda.grid(1)
+    n = x.shape[0]
+    half = (n + 1) // 2
+    if t < half:
+        i = 2 * t
+        v = x[i]
+        for k in range(8):
+            v = v * 0.5 + 1.0
+        out[i] = v
+    elif t < n:
+        i = 2 * (t - half) + 1
+        v = x[i]
+        for k in range(8):
+            v = v * 2.0 - 1.0
+        out[i] = v
+
+
+@cuda.jit
+def sh_block_halves(out, x):
+    tx = cuda.threadIdx.x
+    base = cuda.blockIdx.x * cuda.blockDim.x
+    h = cuda.blockDim.x // 2
+    if tx < h:
+        i = base + 2 * tx
+        if i < x.shape[0]:
+            v = x[i]
+            for k in range(8):
+                v = v * float32(0.5) + float32(1.0)
+            out[i] = v
+    else:
+        i = base + 2 * (tx - h) + 1
+        if i < x.shape[0]:
+            v = x[i]
+            for k in range(8):
+                v = v * float32(2.0) - float32(1.0)
+            out[i] = v
+
+
+@cuda.jit(device=True)
+def even_f(v):
+    for k in range(8):
+        v = v * 0.5 + 1.0
+    return v
+
+
+@cuda.jit(device=True)
+def odd_f(v):
+    for k in range(8):
+        v = v * 2.0 - 1.0
+    return v
+
+
+@cuda.jit
+def sh_dev(out, x):
+    t = cuda.grid(1)
+    w, lane = t // 32, t % 32
+    i = 64 * (w // 2) + 2 * lane + (w & 1)
+    if i < x.shape[0]:
+        out[i] = odd_f(x[i]) if w & 1 else even_f(x[i])
+
+
+@pytest.mark.parametrize(
+    "kernel", [sh_halves, sh_block_halves, sh_dev], ids=["grid_halves", "block_halves", "device_fns"]
+)
+def test_warp_uniform_shade_in_other_styles_passes(kernel):
+    res = divergence.check_warp_uniform(kernel)
+    assert res, res.message
+
+
+# ---- hw05 q7: a grid-stride copy over a tiny grid is graded fast, with a reason ---------------
+
+
+@cuda.jit
+def copy_grid_stride(out, a):
+    i = cuda.grid(1)
+    while i < out.shape[0]:
+        out[i] = a[i]
+        i += cuda.gridsize(1)
+
+
+def test_copy_over_fewer_blocks_than_sms_fails_fast_with_a_reason():
+    """copy_grid = 4: the prediction simulated one block copying 4M elements for 60 s and then
+    reported 'most likely an infinite loop' (past the test's own 60 s limit)."""
+    import time
+
+    from gpulab.checks import roofline
+
+    t0 = time.monotonic()
+    res = roofline.check_copy_efficiency(copy_grid_stride, grid=lambda n: 4, block=256)
+    assert not res and "fewer than the 132 SMs" in res.message, res.message
+    assert time.monotonic() - t0 < 20
+    res = roofline.check_copy_efficiency(copy_grid_stride, grid=lambda n: 8 * 132, block=256)
+    assert res, res.message  # several blocks per SM: predicted, and at the bar

@@ -125,4 +125,11 @@ HELDOUT = [
         "TILE = 32\nPADDED = 33\nMM = 16\n\n@cuda.jit\ndef transpose(out, a):  # no shared\n    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y\n    x = cuda.blockIdx.x * 32 + tx\n    for j in range(0, 32, 8):\n        y = cuda.blockIdx.y * 32 + ty + j\n        if y < a.shape[0] and x < a.shape[1]:\n            out[x, y] = a[y, x]\n\n",
         "sectors per global store",
     ),
+    (
+        "row_sums_token_shared_read",
+        "wrong by the constraint: one token read of the tile, sums from global memory",
+        "row_sums",
+        "TILE = 32\nPADDED = 33\n\n@cuda.jit\ndef row_sums(out, a):\n    tile = cuda.shared.array((TILE, PADDED), float32)\n    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y\n    row0 = cuda.blockIdx.x * TILE\n    tile[ty, tx] = a[row0 + ty, tx] if row0 + ty < a.shape[0] else 0.0\n    cuda.syncthreads()\n    if ty == 0 and row0 + tx < a.shape[0]:\n        s = tile[0, 0] * float32(0.0)\n        for k in range(TILE):\n            s += a[row0 + tx, k]\n        out[row0 + tx] = s\n",
+        "Sum from the shared tile",
+    ),
 ]

@@ -146,4 +146,25 @@ HELDOUT = [
         "FULL = 0xFFFFFFFF\nBLOCK = 256\n\n@cuda.jit\ndef tree_sum(partial, values):  # wrong: starts at 64 (drops half)\n    s = cuda.shared.array(256, float32)\n    t = cuda.threadIdx.x\n    i = cuda.grid(1)\n    s[t] = values[i] if i < values.shape[0] else float32(0.0)\n    cuda.syncthreads()\n    stride = 64\n    while stride > 0:\n        if t < stride:\n            s[t] += s[t + stride]\n        cuda.syncthreads()\n        stride //= 2\n    if t == 0:\n        partial[cuda.blockIdx.x] = s[0]\n\n",
         "block sums wrong",
     ),
+    (
+        "block_sum_thread0_serial",
+        "wrong by the constraint: thread 0 adds up its block from global memory, no barrier",
+        "block_sum",
+        "FULL = 0xFFFFFFFF\n\n@cuda.jit\ndef block_sum(x, out):\n    if cuda.threadIdx.x == 0:\n        s = float32(0.0)\n        start = cuda.blockIdx.x * cuda.blockDim.x\n        for k in range(cuda.blockDim.x):\n            if start + k < x.shape[0]:\n                s += x[start + k]\n        out[cuda.blockIdx.x] = s\n",
+        "shuffle steps per warp",
+    ),
+    (
+        "block_sum_shared_then_thread0",
+        "wrong by the constraint: one barrier, then thread 0 sums the shared array",
+        "block_sum",
+        "FULL = 0xFFFFFFFF\n\n@cuda.jit\ndef block_sum(x, out):   # one barrier, thread 0 sums shared serially\n    sh = cuda.shared.array(1024, float32)\n    i = cuda.grid(1)\n    sh[cuda.threadIdx.x] = x[i] if i < x.shape[0] else float32(0.0)\n    cuda.syncthreads()\n    if cuda.threadIdx.x == 0:\n        s = float32(0.0)\n        for k in range(cuda.blockDim.x):\n            s += sh[k]\n        out[cuda.blockIdx.x] = s\n",
+        "shuffle steps per warp",
+    ),
+    (
+        "block_sum_shuffles_then_thread0_adds_warps",
+        "correct (lenient): warp shuffles, then thread 0 adds the few warp sums",
+        "block_sum",
+        "FULL = 0xFFFFFFFF\n\n@cuda.jit\ndef block_sum(x, out):   # shuffles per warp, then lane 0 of warp 0 sums the warp sums serially\n    sums = cuda.shared.array(32, float32)\n    i = cuda.grid(1)\n    lane = cuda.threadIdx.x % 32\n    w = cuda.threadIdx.x // 32\n    v = x[i] if i < x.shape[0] else float32(0.0)\n    for off in (16, 8, 4, 2, 1):\n        v += cuda.shfl_down_sync(FULL, v, off)\n    if lane == 0:\n        sums[w] = v\n    cuda.syncthreads()\n    if cuda.threadIdx.x == 0:\n        s = float32(0.0)\n        for k in range(cuda.blockDim.x // 32):\n            s += sums[k]\n        out[cuda.blockIdx.x] = s\n",
+        None,
+    ),
 ]

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from gpulab.checks.kernels import CheckResult
-from gpulab.checks.warp import barriers_per_block
+from gpulab.checks.warp import _shuffle_problem, barriers_per_block
 
 
 def block_sums_reference(x: np.ndarray, block: int, nblocks: int) -> np.ndarray:
@@ -23,7 +23,9 @@ def block_sums_reference(x: np.ndarray, block: int, nblocks: int) -> np.ndarray:
 def check_block_sum(kernel, seed=None, max_barriers: int = 1, backend: str = "sim") -> CheckResult:
     """``kernel(x, out)`` launched with ceil(n/block) blocks writes the sum of its block's elements
     to ``out[blockIdx.x]``; lengths that are not multiples of the block or of 32; small random
-    integers (sums exact in float32); at most ``max_barriers`` syncthreads per block."""
+    integers (sums exact in float32); at most ``max_barriers`` syncthreads per block, and each
+    warp reduced by a shuffle tree (:func:`gpulab.checks.warp._shuffle_problem`'s rule): thread 0
+    adding up its block in a loop needs no barrier at all and must not pass."""
     import gpulab
     from gpulab.errors import KernelError
 
@@ -61,6 +63,9 @@ def check_block_sum(kernel, seed=None, max_barriers: int = 1, backend: str = "si
                     f"block (at most {max_barriers}): reduce within each warp by "
                     f"shuffles, and use shared memory only to combine the warps",
                 )
+            why = _shuffle_problem(rep, n, block)  # one thread summing in a loop needs no barrier
+            if why:
+                return CheckResult(False, f"n={n}, block={block}: {why}")
     return CheckResult(
         True, f"correct block sums on {len(cases)} lengths, at most {most} syncthreads per block"
     )

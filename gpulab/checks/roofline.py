@@ -50,6 +50,27 @@ def _behaves(kernel, grid, block, rng):
     return None
 
 
+def _too_few_blocks(grid, block, n, gpu):
+    """A message when the launch at ``n`` has fewer blocks than ``gpu`` has SMs, else None.
+    Such a grid leaves SMs without work, and each block copies so many elements that simulating
+    one for the prediction runs past the grading limit (4 blocks: over 60 s, stopped as if it
+    looped forever); grids of one block per SM or more are predicted within seconds."""
+    from gpulab.perf import gpus
+
+    g, _ = _launch_config(grid, block, n)
+    blocks = int(np.prod(np.atleast_1d(np.asarray(g, dtype=np.int64))))
+    sms = gpus.get(gpu).sms
+    if blocks >= sms:
+        return None
+    return (
+        f"at n = {n:,} your grid has {blocks} block(s) of {block} threads, fewer than the "
+        f"{sms} SMs of an {gpu}: {sms - blocks} SMs get no work and each block copies about "
+        f"{-(-n // max(blocks, 1)):,} elements, too few bytes in flight to approach the DRAM "
+        f"bound (not predicted: simulating one such block takes longer than grading allows). "
+        f"Launch one thread per element, or a grid-stride loop over several blocks per SM"
+    )
+
+
 def copy_fraction(kernel, n, grid=None, block=256, gpu="H200", budget_s=2.0):
     """(predicted DRAM-roofline fraction, Prediction) of ``kernel(out, a)`` copying n float32:
     (8n bytes / the GPU's DRAM bandwidth) / predicted time."""
@@ -82,6 +103,9 @@ def check_copy_efficiency(
     err = _behaves(kernel, grid, block, rng)
     if err:
         return CheckResult(False, err)
+    few = _too_few_blocks(grid, block, n, gpu)
+    if few:
+        return CheckResult(False, few)
     try:
         frac, p = copy_fraction(kernel, n, grid, block, gpu, budget_s)
     except Exception as e:  # noqa: BLE001

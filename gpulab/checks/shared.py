@@ -46,8 +46,10 @@ def check_float64_padding(answer) -> CheckResult:
 def check_row_sums(kernel, backend="sim", seed=None) -> CheckResult:
     """Exercise: row_sums(out, a) for a (n, 32) float32 matrix, launched with grid (ceil(n/32),)
     and block (32, 32), for n = 64 and a random n that is not a multiple of 32 (new random data
-    on every call unless ``seed`` is given). Passes if the sums are right and every shared-memory
-    load *and* store instruction takes the ideal number of wavefronts (no bank conflicts)."""
+    on every call unless ``seed`` is given). Passes if the sums are right, are read from the tile
+    (at least 32 warp-wide shared loads per whole block: a token read beside sums taken from
+    global memory fails) and every shared-memory load *and* store instruction takes the ideal
+    number of wavefronts (no bank conflicts)."""
     import gpulab
 
     rng = np.random.default_rng(seed)
@@ -72,6 +74,15 @@ def check_row_sums(kernel, backend="sim", seed=None) -> CheckResult:
                 False,
                 "output correct, but the kernel does not read shared memory at "
                 "all: the exercise is to keep the shared tile and fix its layout",
+            )
+        loads, full = m[metrics.SHARED_INSTRUCTIONS["ld"]], n // 32
+        if n % 32 == 0 and loads < full * metrics.WARP:
+            return CheckResult(
+                False,
+                f"n={n}: output correct, but {loads / full:.0f} shared load instructions per "
+                f"block: a 32 x 32 tile holds {metrics.WARP * metrics.WARP} values and one warp-wide "
+                f"load reads at most {metrics.WARP}, so summing the rows from the tile takes at "
+                f"least {metrics.WARP}. Sum from the shared tile, not from global memory",
             )
         for op, what in (("ld", "load"), ("st", "store")):
             inst = m[metrics.SHARED_INSTRUCTIONS[op]]

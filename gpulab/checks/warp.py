@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from gpulab import metrics
-from gpulab.checks.answers import as_int
+from gpulab.checks.answers import as_whole
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 from gpulab.models.shuffle import WARP, ShuffleStep, lanes_with_total, loop_offsets_problem
 from gpulab.sim.shuffle_rule import KINDS, source_lanes
@@ -211,7 +211,7 @@ def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
     if kind not in KINDS:
         return CheckResult(False, f"kind must be one of {KINDS}, not {kind!r}")
     try:
-        offsets = [as_int(d) for d in answer["offsets"]]
+        offsets = [as_whole(d) for d in answer["offsets"]]  # 16.0 is lane offset 16; 16.5 is none
     except TypeError:  # not a list
         offsets = [None]
     problem = loop_offsets_problem(offsets)
