@@ -6,7 +6,12 @@ import math
 
 import numpy as np
 import pytest
-from numba import complex64, cuda, float32, float64, int32, uint32
+from numba import complex64, cuda, float32, float64, int32, uint32, uint64
+from numba.cuda.random import (
+    init_xoroshiro128p_states_cpu,
+    xoroshiro128p_dtype,
+    xoroshiro128p_uniform_float32,
+)
 
 import gpulab
 from gpulab import errors, metrics
@@ -1264,3 +1269,80 @@ def test_index_past_a_slice_is_reported_even_inside_the_array():
     with pytest.raises(errors.OutOfBounds) as info:
         sim(past_the_slice, 1, 8, np.zeros(8), np.arange(8.0))
     assert "slice of `a`" in str(info.value) and "thread (4, 0, 0)" in str(info.value)
+
+
+# ---------------------------------------------------------------- uint64, records, numba.cuda.random
+
+
+@cuda.jit
+def xorshift_by_thread(out, seed):
+    i = cuda.grid(1)
+    x = seed[0] ^ i  # uint64 ^ int64: int64 for numba (numpy would refuse)
+    x = uint64(x) + uint32(1)
+    for _ in range(3):
+        x ^= x << 13  # a shift keeps the uint64 of its left side
+        x ^= x >> 7
+        x ^= x << 17
+    out[i] = x
+    out[i + 32] = (x >> uint32(60)) - 20  # uint64 - 20 is int64: negative, stored wrapped
+
+
+def test_uint64_xorshift_mixed_with_thread_indices_follows_numba_rules():
+    seed = np.array([0x9E3779B97F4A7C15], np.uint64)
+    out = np.zeros(64, np.uint64)
+    sim(xorshift_by_thread, 1, 32, out, seed)
+    m = 2**64 - 1
+    for i in range(32):
+        x = (((int(seed[0]) ^ i) & m) + 1) & m
+        for _ in range(3):
+            x ^= (x << 13) & m
+            x ^= x >> 7
+            x ^= (x << 17) & m
+        assert int(out[i]) == x
+        assert int(out[i + 32]) == ((x >> 60) - 20) % 2**64
+
+
+@cuda.jit
+def draw_uniform(states, out):
+    i = cuda.grid(1)
+    for k in range(out.shape[1]):
+        out[i, k] = xoroshiro128p_uniform_float32(states, i)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # Numba's simulator's
+def test_numba_cuda_random_on_states_made_on_the_cpu():
+    """numba.cuda.random's generator updates its record array of states in place: the draws
+    advance, and agree with Numba's simulator."""
+    outs = []
+    for backend in ("sim", "numba-sim"):
+        states = np.empty(8, dtype=xoroshiro128p_dtype)
+        init_xoroshiro128p_states_cpu(states, 7, 0)
+        out = np.zeros((8, 4), np.float32)
+        gpulab.launch(draw_uniform, 1, 8, states, out, backend=backend)
+        outs.append(out)
+    assert np.array_equal(outs[0], outs[1])
+    assert len(np.unique(outs[0])) == outs[0].size and ((0 <= outs[0]) & (outs[0] < 1)).all()
+
+
+POINT = np.dtype([("x", np.float64), ("y", np.float64), ("hits", np.int32)])
+
+
+@cuda.jit
+def move_points(pts, dx):
+    i = cuda.grid(1)
+    if i < pts.shape[0]:
+        p = pts[i]
+        p.x = p.x + dx
+        p["y"] = p["y"] * 2
+        if p.x > 2:
+            p.hits += 1
+
+
+def test_record_fields_by_name_and_attribute():
+    pts = np.zeros(5, POINT)
+    pts["x"] = np.arange(5)
+    pts["y"] = 1.5
+    s, r = both(move_points, 1, 32, pts, 0.5)
+    assert s[0]["x"].tolist() == [0.5, 1.5, 2.5, 3.5, 4.5] and (s[0]["y"] == 3).all()
+    assert s[0]["hits"].tolist() == [0, 0, 1, 1, 1]
+    assert np.array_equal(s[0], r[0])

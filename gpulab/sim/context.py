@@ -6,6 +6,7 @@ array over all lanes of the launch; masks are replaced, never mutated, so identi
 be recognised by identity and their per-warp counts cached.
 """
 
+import operator
 import time
 
 import numpy as np
@@ -79,6 +80,42 @@ class IterState:
     def __init__(self, items):
         """The items, iterated in order."""
         self.items, self.pos, self.value = list(items), 0, UNDEF
+
+
+_BINOPS = {
+    "Add": operator.add,
+    "Sub": operator.sub,
+    "Mult": operator.mul,
+    "Div": operator.truediv,
+    "FloorDiv": operator.floordiv,
+    "Mod": operator.mod,
+    "Pow": operator.pow,
+    "LShift": operator.lshift,
+    "RShift": operator.rshift,
+    "BitOr": operator.or_,
+    "BitXor": operator.xor,
+    "BitAnd": operator.and_,
+    "MatMult": operator.matmul,
+}
+_U64 = np.dtype(np.uint64)
+
+
+def _is_u64(value):
+    return getattr(value, "dtype", None) == _U64
+
+
+def _signed_int(value):
+    """True for a signed integer or bool operand (numpy value or Python int)."""
+    if isinstance(value, (bool, int)):
+        return True
+    dt = getattr(value, "dtype", None)
+    return dt is not None and dt.kind in "ib"
+
+
+def _as(value, dtype):
+    if isinstance(value, (bool, int)):
+        return dtype.type(value % 2**64) if dtype == _U64 else dtype.type(value)
+    return value.astype(dtype)
 
 
 class FromEnd(int):
@@ -305,6 +342,23 @@ class Context:
         if not _is_array(new) and not _is_array(old) and new == old:
             return new
         return np.where(self.mask, new, old)
+
+    @staticmethod
+    def arith(left, op, right):
+        """``left <op> right`` with numba's integer rules where numpy's differ: uint64 with a
+        signed integer is int64 (numpy makes it float64, or refuses ``&``, ``|``, ``^``, shifts),
+        and a shift keeps the type of its left operand."""
+        fn = _BINOPS[op]
+        lu, ru = _is_u64(left), _is_u64(right)
+        if lu == ru or not (_signed_int(right) if lu else _signed_int(left)):
+            return fn(left, right)
+        i64 = np.dtype(np.int64)
+        with np.errstate(all="ignore"):
+            if op in ("LShift", "RShift"):
+                return fn(left, _as(right, _U64 if lu else i64))
+            if lu:
+                return fn(_as(left, i64), right)
+            return fn(left, _as(right, i64))
 
     @staticmethod
     def from_end(value):

@@ -60,6 +60,38 @@ class _Partial:
         return self.shape[0]
 
 
+class _Record:
+    """``a[i]`` of an array of records (a numpy structured dtype, as numba.cuda.random's states):
+    ``r["s0"]`` or ``r.s0`` reads a field, and assigning one stores the record back into the
+    array, as numba does. (The store is counted as the whole record's.)"""
+
+    def __init__(self, array, idx, value):
+        object.__setattr__(self, "_where", (array, idx))
+        object.__setattr__(self, "_value", value)
+
+    def __getitem__(self, field):
+        return widen(self._value[field])
+
+    def __setitem__(self, field, v):
+        array, idx = self._where
+        mask = array.ctx.mask
+        new = np.array(self._value)
+        if _is_array(v) and not new.ndim:
+            new = np.broadcast_to(new, mask.shape).copy()
+        with np.errstate(all="ignore"):
+            new[field] = v
+        array[idx] = new
+        object.__setattr__(self, "_value", new if new.ndim else new[()])
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self[name]
+
+    def __setattr__(self, name, v):
+        self[name] = v
+
+
 def _as_tuple(idx):
     return idx if isinstance(idx, tuple) else (idx,)
 
@@ -366,7 +398,10 @@ class ArrayProxy:
         if res is None:
             return _Partial(self, partial)
         self._account("ld", res)
-        return widen(self._data[self._full_index(res)])
+        value = self._data[self._full_index(res)]
+        if self._data.dtype.names:
+            return _Record(self, idx, value)
+        return widen(value)
 
     def __setitem__(self, idx, value):
         res, partial = self._resolve(idx)

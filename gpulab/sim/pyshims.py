@@ -172,16 +172,18 @@ NUMPY_TYPES = {
 
 
 def widen(value):
-    """An integer narrower than 64 bits as numba computes with it: int64, same value.
+    """An integer narrower than 64 bits as numba computes with it: int64 (uint64 if unsigned),
+    same value.
 
-    numba types integer arithmetic at 64 bits at least (``int32 + int32`` is int64, and so is
-    ``uint32 - 1``), so values read from int32/uint32/... arrays or made by ``int32(x)`` must not
-    wrap at 32 bits in the simulator; the store into a narrow array truncates, as on a GPU.
-    (uint32 values widen to int64, not uint64: the same bits under + - * & | ^ <<, and
-    ``u - 1`` is -1 as in numba.)"""
+    numba types integer arithmetic at 64 bits at least (``int32 + int32`` is int64,
+    ``uint32 * uint32`` is uint64), so values read from int32/uint32/... arrays or made by
+    ``int32(x)`` must not wrap at 32 bits in the simulator; the store into a narrow array
+    truncates, as on a GPU. Mixing uint64 with signed integers follows numba through
+    ``Context.arith``."""
     dt = getattr(value, "dtype", None)
     if dt is not None and dt.kind in "iu" and dt.itemsize < 8:
-        return value.astype(np.int64) if isinstance(value, np.ndarray) else np.int64(value)
+        wide = np.uint64 if dt.kind == "u" else np.int64
+        return value.astype(wide) if isinstance(value, np.ndarray) else wide(value)
     return value
 
 

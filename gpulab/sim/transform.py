@@ -153,6 +153,10 @@ class _Rewriter(ast.NodeTransformer):
             node.slice = _from_end(idx)
         return node
 
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        return ast.copy_location(_binop(node.left, node.op, node.right), node)
+
     def visit_Lambda(self, node):
         self._unsupported(node, "a lambda inside a kernel")
 
@@ -196,8 +200,9 @@ class _Rewriter(ast.NodeTransformer):
                 )
         elif isinstance(target, ast.Subscript):
             out.append(ast.Assign(targets=[target], value=value_expr))
-        elif isinstance(target, ast.Attribute):
-            self._unsupported(target, "assigning to an attribute")
+        elif isinstance(target, ast.Attribute):  # a record's field (numba types the rest out)
+            target.value = self.visit(target.value)
+            out.append(ast.Assign(targets=[target], value=value_expr))
         else:
             self._unsupported(target, "this assignment target")
 
@@ -224,7 +229,7 @@ class _Rewriter(ast.NodeTransformer):
         out = [self._mark(node)]
         target = node.target
         if isinstance(target, ast.Name):
-            new = ast.BinOp(left=ast.Name(target.id, ast.Load()), op=node.op, right=node.value)
+            new = _binop(ast.Name(target.id, ast.Load()), node.op, node.value)
             self._assign_target(target, new, out)
         elif isinstance(target, ast.Subscript):
             target = self.visit(target)
@@ -237,7 +242,13 @@ class _Rewriter(ast.NodeTransformer):
             store = ast.Subscript(
                 value=ast.Name(arr, ast.Load()), slice=ast.Name(idx, ast.Load()), ctx=ast.Store()
             )
-            out.append(ast.Assign(targets=[store], value=ast.BinOp(left=load, op=node.op, right=node.value)))
+            out.append(ast.Assign(targets=[store], value=_binop(load, node.op, node.value)))
+        elif isinstance(target, ast.Attribute):  # a record's field: rec.n += 1
+            obj = self._new("a")
+            out.append(ast.Assign(targets=[ast.Name(obj, ast.Store())], value=self.visit(target.value)))
+            load = ast.Attribute(value=ast.Name(obj, ast.Load()), attr=target.attr, ctx=ast.Load())
+            store = ast.Attribute(value=ast.Name(obj, ast.Load()), attr=target.attr, ctx=ast.Store())
+            out.append(ast.Assign(targets=[store], value=_binop(load, node.op, node.value)))
         else:
             self._unsupported(target, "this augmented assignment target")
         return [ast.copy_location(s, node) for s in out]
@@ -375,6 +386,12 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         self._unsupported(node, "a function defined inside a kernel")
+
+
+def _binop(left, op, right):
+    """``left <op> right`` as ``arith(left, "<Op>", right)``: numpy's rules for mixing uint64
+    and int64 differ from numba's (``protocol.Runtime.ARITH``)."""
+    return _call(Runtime.ARITH, left, ast.Constant(type(op).__name__), right)
 
 
 def _from_end(node):
