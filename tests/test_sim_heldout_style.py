@@ -1346,3 +1346,85 @@ def test_record_fields_by_name_and_attribute():
     assert s[0]["x"].tolist() == [0.5, 1.5, 2.5, 3.5, 4.5] and (s[0]["y"] == 3).all()
     assert s[0]["hits"].tolist() == [0, 0, 1, 1, 1]
     assert np.array_equal(s[0], r[0])
+
+
+# ---------------------------------------------------------------- what numba accepts, and refuses
+
+
+@cuda.jit(device=True)
+def weighted(a, b, w=0.5):
+    return w * a + (1 - w) * b
+
+
+@cuda.jit
+def small_python(out, flags, a):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        t = (1.0, 10.0, 100.0)
+        out[i, 0] = t[i % 3]  # a tuple indexed per thread
+        out[i, 1] = weighted(b=a[i], a=1.0)  # keywords and a default
+        out[i, 2] = weighted(a[i], 0.0, w=0.25)
+        out[i, 3] = flags[i] + flags[i]  # True + True is 2
+        s = 0.0
+        for k, v in enumerate((2.0, 3.0)):
+            s += k * v
+        out[i, 4] = s
+        n = 0
+        while n < 3:
+            n += 1
+        else:
+            out[i, 5] = n
+
+
+def test_tuple_indexing_keywords_bool_arithmetic_enumerate_while_else():
+    a = np.arange(6, dtype=np.float64)
+    flags = np.array([True, False, True, True, False, True])
+    out = np.zeros((6, 6))
+    sim(small_python, 1, 32, out, flags, a)
+    i = np.arange(6)
+    assert out[:, 0].tolist() == [(1.0, 10.0, 100.0)[k % 3] for k in i]
+    assert np.allclose(out[:, 1], 0.5 + 0.5 * a) and np.allclose(out[:, 2], 0.25 * a)
+    assert out[:, 3].tolist() == (2 * flags).tolist()
+    assert (out[:, 4] == 3.0).all() and (out[:, 5] == 3).all()
+
+
+@cuda.jit
+def builds_a_list(out):
+    vals = [1.0, 2.0]
+    out[0] = vals[0]
+
+
+@cuda.jit
+def returns_a_value(out):
+    out[0] = 1.0
+    return 5
+
+
+@cuda.jit
+def calls_numpy(out):
+    tmp = np.zeros(4)
+    out[0] = tmp[0]
+
+
+@cuda.jit
+def local_shape_from_argument(out, n):
+    buf = cuda.local.array(n, float32)
+    buf[0] = 1.0
+    out[0] = buf[0]
+
+
+@pytest.mark.parametrize(
+    "kernel,args,says",
+    [
+        (builds_a_list, (), "list"),
+        (returns_a_value, (), "return 5"),
+        (calls_numpy, (), "np.zeros"),
+        (local_shape_from_argument, (4,), "compile-time constant"),
+    ],
+)
+def test_what_numba_refuses_is_refused_naming_the_line(kernel, args, says):
+    with pytest.raises(errors.GpulabError) as info:
+        sim(kernel, 1, 1, np.zeros(1), *args)
+    text = str(info.value)
+    assert f"kernel `{kernel.__name__}`" in text and says in text
+    assert info.value.line is not None

@@ -98,6 +98,11 @@ _BINOPS = {
     "MatMult": operator.matmul,
 }
 _U64 = np.dtype(np.uint64)
+_ARITHMETIC = {"Add", "Sub", "Mult", "Div", "FloorDiv", "Mod", "Pow"}
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_)) or getattr(value, "dtype", None) == np.bool_
 
 
 def _is_u64(value):
@@ -349,6 +354,12 @@ class Context:
         signed integer is int64 (numpy makes it float64, or refuses ``&``, ``|``, ``^``, shifts),
         and a shift keeps the type of its left operand."""
         fn = _BINOPS[op]
+        if op in _ARITHMETIC and (_is_bool(left) or _is_bool(right)):
+            # numba: True + True is 2 (numpy: logical or, and bool - bool is an error)
+            left = np.int64(left) if _is_bool(left) and not _is_array(left) else left
+            right = np.int64(right) if _is_bool(right) and not _is_array(right) else right
+            left = left.astype(np.int64) if _is_bool(left) else left
+            right = right.astype(np.int64) if _is_bool(right) else right
         lu, ru = _is_u64(left), _is_u64(right)
         if lu == ru or not (_signed_int(right) if lu else _signed_int(left)):
             return fn(left, right)
@@ -359,6 +370,24 @@ class Context:
             if lu:
                 return fn(_as(left, i64), right)
             return fn(left, _as(right, i64))
+
+    def getitem(self, obj, idx):
+        """``obj[idx]``; a tuple indexed by a per-lane index gives each lane its element."""
+        if not (isinstance(obj, tuple) and _is_array(idx)):
+            return obj[idx]
+        n = len(obj)
+        bad = self.mask & ((idx < -n) | (idx >= n))
+        if bad.any():
+            lanes = np.flatnonzero(bad)
+            self.error(
+                errors.OutOfBounds,
+                f"index {int(idx[lanes[0]])} is out of range for a tuple of {n} in "
+                f"{self.layout.describe(lanes)}.",
+                lanes=lanes,
+            )
+        k = np.where(self.mask, idx % n, 0)
+        items = np.stack([np.broadcast_to(np.asarray(v), self.mask.shape) for v in obj])
+        return items[k, np.arange(self.mask.shape[0])]
 
     @staticmethod
     def from_end(value):

@@ -25,6 +25,7 @@ class Runtime:
     SEL = "sel"  # sel(new, old): a variable's value after `x = new` under the mask
     F64 = "f64"  # f64(literal): float literals are float64, as numba types them
     ARITH = "arith"  # arith(a, "Add", b): a binary operator, with numba's uint64/int64 rules
+    GETITEM = "getitem"  # getitem(obj, i): obj[i], also for a tuple and a per-lane i
     FROM_END = "from_end"  # from_end(-k): a literal negative index, `a[-1]`, counts from the end
     ASSERT = "assert_"  # assert_(test)
     RAISE = "raise_"  # raise_()

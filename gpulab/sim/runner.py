@@ -1,5 +1,6 @@
 """Run one launch on gpulab's simulator: lay out the lanes, wrap the arguments, execute."""
 
+import inspect
 import sys
 import time
 import types
@@ -106,9 +107,13 @@ class _LazyDevice:
         self.launch, self.fn, self.built = launch, fn, None
         self.signature = signature  # (argument dtypes, return dtype) when declared
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         if self.built is None:
             self.built = self.launch.build(self.fn)
+        if kwargs:  # f(b=2, a=1): numba binds keywords (and defaults) at compile time
+            bound = inspect.signature(self.fn).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = bound.args
         if self.signature is None:
             return self.built(*args)
         # declared "float32(float32)": numba converts the arguments and the result

@@ -55,8 +55,8 @@ def _assigned_names(fn):
 class _Rewriter(ast.NodeTransformer):
     """Turns one kernel's AST into masked form, statement by statement."""
 
-    def __init__(self, filename, lines):
-        self.filename, self.lines = filename, lines
+    def __init__(self, filename, lines, kernel=None):
+        self.filename, self.lines, self.kernel = filename, lines, kernel
         self.tmp = 0
         self.loop_depth = 0
 
@@ -69,6 +69,7 @@ class _Rewriter(ast.NodeTransformer):
         src = self.lines.get(line, "")
         raise UnsupportedFeature(
             f"{what} is not supported by gpulab's simulator.",
+            kernel=self.kernel,
             filename=self.filename,
             line=line,
             source=src,
@@ -136,6 +137,7 @@ class _Rewriter(ast.NodeTransformer):
                 raise UnsupportedFeature(
                     f"the shape of cuda.{f.value.attr}.array must be a compile-time constant for "
                     f"numba: an int literal, a global constant, or a tuple of those.",
+                    kernel=self.kernel,
                     filename=self.filename,
                     line=line,
                     source=self.lines.get(line),
@@ -151,11 +153,38 @@ class _Rewriter(ast.NodeTransformer):
             idx.elts = [_from_end(e) for e in idx.elts]
         else:
             node.slice = _from_end(idx)
+        if isinstance(node.ctx, ast.Load) and isinstance(node.slice, (ast.Name, ast.BinOp, ast.Call)):
+            # t[i] of a tuple with a per-thread i (numba indexes homogeneous tuples at run time)
+            return ast.copy_location(_call(Runtime.GETITEM, node.value, node.slice), node)
         return node
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
         return ast.copy_location(_binop(node.left, node.op, node.right), node)
+
+    def visit_List(self, node):
+        if isinstance(node.ctx, ast.Load):
+            self._containers(node, "a list")
+        return self.generic_visit(node)
+
+    def visit_Set(self, node):
+        self._containers(node, "a set")
+
+    def visit_Dict(self, node):
+        self._containers(node, "a dict")
+
+    def _containers(self, node, what):
+        line = getattr(node, "lineno", None)
+        raise UnsupportedFeature(
+            f"building {what} inside a kernel is not supported by gpulab's simulator; numba.cuda's "
+            f"documented Python subset for kernels has tuples and arrays, not lists, sets or dicts.",
+            kernel=self.kernel,
+            filename=self.filename,
+            line=line,
+            source=self.lines.get(line),
+            hint="use a tuple for a few constants, e.g. (1, 2, 3), or cuda.local.array(n, dtype) "
+            "for a per-thread buffer.",
+        )
 
     def visit_Lambda(self, node):
         self._unsupported(node, "a lambda inside a kernel")
@@ -460,7 +489,7 @@ def rewrite(fn):
             line=fdef.lineno,
             source=lines.get(fdef.lineno),
         )
-    rw = _Rewriter(filename, lines)
+    rw = _Rewriter(filename, lines, fn.__name__)
     locals_ = _assigned_names(fdef)
     body = rw._stmts(fdef.body)
     prologue = [ast.Assign(targets=[ast.Name(FRAME, ast.Store())], value=_call(Runtime.FN_ENTER))]
