@@ -432,3 +432,45 @@ def test_copy_over_fewer_blocks_than_sms_fails_fast_with_a_reason():
     assert time.monotonic() - t0 < 20
     res = roofline.check_copy_efficiency(copy_grid_stride, grid=lambda n: 8 * 132, block=256)
     assert res, res.message  # several blocks per SM: predicted, and at the bar
+
+
+# ---- public tests (shipped in gpulab/homework) agree with the hidden checks ------------------
+
+
+def _public(hw, q, name):
+    path = os.path.join(os.path.dirname(_EX), "gpulab", "homework", hw, "tests", f"{q}.py")
+    spec = importlib.util.spec_from_file_location(f"public_{hw}_{q}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, name).test_func
+
+
+def _register_blocks(t, r):
+    per = -(-32 * r // 256) * 256
+    return (65536 // 4 // per) * 4 // -(-t // 32)
+
+
+@pytest.mark.parametrize(
+    "wrap", [int, float, np.int32, np.float64], ids=["int", "float", "np_int32", "np_float64"]
+)
+def test_register_blocks_public_test_takes_any_whole_number(wrap):
+    """The hidden check graded 8.0 right while the public test took its point ("not an int")."""
+    fn = lambda t, r: wrap(_register_blocks(t, r))  # noqa: E731
+    _public("hw03_04_divergence_occupancy", "q2", "test_q2_form")(fn)
+    assert occupancy.check_register_limit(fn)
+
+
+@pytest.mark.parametrize("value", [8.5, True, "8", None])
+def test_register_blocks_public_test_rejects_what_is_no_count(value):
+    with pytest.raises(AssertionError):
+        _public("hw03_04_divergence_occupancy", "q2", "test_q2_form")(lambda t, r: value)
+
+
+def test_blocks_for_public_test_keeps_floats_out():
+    """A grid size is passed to a launch, which rejects floats: 2.0 fails the public test and the
+    hidden check alike; a numpy integer passes both."""
+    public = _public("hw02_simt", "q1", "test_q1_form")
+    public(lambda n, b: np.int64(-(-n // b)))
+    with pytest.raises(AssertionError):
+        public(lambda n, b: float(-(-n // b)))
+    assert not vector.check_blocks_for(lambda n, b: float(-(-n // b)))

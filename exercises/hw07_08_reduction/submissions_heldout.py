@@ -167,4 +167,18 @@ HELDOUT = [
         "FULL = 0xFFFFFFFF\n\n@cuda.jit\ndef block_sum(x, out):   # shuffles per warp, then lane 0 of warp 0 sums the warp sums serially\n    sums = cuda.shared.array(32, float32)\n    i = cuda.grid(1)\n    lane = cuda.threadIdx.x % 32\n    w = cuda.threadIdx.x // 32\n    v = x[i] if i < x.shape[0] else float32(0.0)\n    for off in (16, 8, 4, 2, 1):\n        v += cuda.shfl_down_sync(FULL, v, off)\n    if lane == 0:\n        sums[w] = v\n    cuda.syncthreads()\n    if cuda.threadIdx.x == 0:\n        s = float32(0.0)\n        for k in range(cuda.blockDim.x // 32):\n            s += sums[k]\n        out[cuda.blockIdx.x] = s\n",
         None,
     ),
+    (
+        "block_sum_atomic_into_out",
+        "wrong: warp sums atomically added into out, which nobody zeroed",
+        "block_sum",
+        "FULL = 0xFFFFFFFF\n\n@cuda.jit\ndef block_sum(x, out):   # atomics straight into out (out not zeroed): wrong in CUDA\n    i = cuda.grid(1)\n    v = x[i] if i < x.shape[0] else float32(0.0)\n    for off in (16, 8, 4, 2, 1):\n        v += cuda.shfl_down_sync(FULL, v, off)\n    if cuda.threadIdx.x % 32 == 0:\n        cuda.atomic.add(out, cuda.blockIdx.x, v)\n",
+        "an atomic add adds",
+    ),
+    (
+        "warp_reduce_atomic_per_lane",
+        "wrong: each lane atomically adds into out (not zeroed, no shuffles)",
+        "warp_reduce",
+        "FULL = 0xFFFFFFFF\n\n@cuda.jit\ndef warp_reduce(x, out):   # every lane adds its element atomically: no shuffles, out not zeroed\n    i = cuda.grid(1)\n    if i < x.shape[0]:\n        cuda.atomic.add(out, i // 32, x[i])\n",
+        "an atomic add adds",
+    ),
 ]

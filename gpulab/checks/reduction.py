@@ -48,6 +48,11 @@ def check_block_sum(kernel, seed=None, max_barriers: int = 1, backend: str = "si
         if bad.size:
             k = int(bad[0])
             never = " (never written)" if np.isnan(out[k]) else ""
+            if np.isnan(out[k]) and sum(rep.atomics.values()):
+                never = (
+                    " (out starts undefined, NaN here: an atomic add adds to whatever is "
+                    "there; store the block's sum with a plain write)"
+                )
             return CheckResult(
                 False,
                 f"n={n}, block={block}: out[{k}] = {out[k]:g}{never}, expected "

@@ -118,6 +118,11 @@ def _run_cases(kernel, reference, what, backend, seed, out_len):
             hint = ""
             if np.isnan(got):
                 hint = " (never written: is the lane that should write it inactive or skipped?)"
+                if sum(rep.atomics.values()):
+                    hint = (
+                        " (out starts undefined, NaN here: an atomic add adds to whatever is "
+                        "there; store the result with a plain write)"
+                    )
             return CheckResult(
                 False,
                 f"n={n}, block={block}: {what} wrong at out[{k}]: "
