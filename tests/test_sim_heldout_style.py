@@ -1428,3 +1428,177 @@ def test_what_numba_refuses_is_refused_naming_the_line(kernel, args, says):
     text = str(info.value)
     assert f"kernel `{kernel.__name__}`" in text and says in text
     assert info.value.line is not None
+
+
+# ---------------------------------------------------------------- fp16, grid sync, dynamic shared views
+
+
+@cuda.jit
+def half_ops(out, cmp, a, b):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[i, 0] = cuda.fp16.hfma(a[i], b[i], a[i])
+        out[i, 1] = cuda.fp16.hadd(a[i], cuda.fp16.hmul(b[i], b[i]))
+        out[i, 2] = cuda.fp16.hmax(cuda.fp16.hneg(a[i]), cuda.fp16.habs(b[i]))
+        out[i, 3] = cuda.fp16.hsqrt(cuda.fp16.habs(a[i]))
+        cmp[i] = cuda.fp16.hlt(a[i], b[i])
+
+
+def test_cuda_fp16_rounds_each_result_to_half():
+    a = np.linspace(-1, 1, 9).astype(np.float16)
+    b = np.linspace(0, 2, 9).astype(np.float16)
+    out, cmp = np.zeros((9, 4), np.float16), np.zeros(9, np.bool_)
+    sim(half_ops, 1, 32, out, cmp, a, b)
+    f = a.astype(np.float64), b.astype(np.float64)
+    assert np.array_equal(out[:, 0], (f[0] * f[1] + f[0]).astype(np.float16))  # fused: one rounding
+    assert np.array_equal(out[:, 1], a + b * b)  # float16 numpy: a rounding per operation
+    assert np.array_equal(out[:, 2], np.maximum(-a, abs(b)))
+    assert np.array_equal(out[:, 3], np.sqrt(abs(a)))
+    assert np.array_equal(cmp, a < b)
+
+
+@cuda.jit
+def two_phase(out, shifted):
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    out[i] = i * 10
+    g.sync()
+    shifted[i] = out[(i + cuda.blockDim.x) % out.shape[0]]
+
+
+@cuda.jit
+def two_phase_unsynced(out, shifted):
+    i = cuda.grid(1)
+    out[i] = i * 10
+    shifted[i] = out[(i + cuda.blockDim.x) % out.shape[0]]
+
+
+def test_grid_sync_orders_blocks_and_its_absence_is_a_race():
+    out, shifted = np.zeros(96, np.int64), np.zeros(96, np.int64)
+    sim(two_phase, 3, 32, out, shifted)
+    assert np.array_equal(shifted, np.roll(np.arange(96) * 10, -32))
+    with pytest.raises(errors.GlobalMemoryRace):
+        sim(two_phase_unsynced, 3, 32, np.zeros(96, np.int64), shifted)
+
+
+@cuda.jit
+def half_grid_sync(out):
+    i = cuda.grid(1)
+    if cuda.blockIdx.x == 0:
+        cuda.cg.this_grid().sync()
+    out[i] = i
+
+
+def test_grid_sync_in_a_branch_is_reported():
+    with pytest.raises(errors.BarrierDivergence) as info:
+        sim(half_grid_sync, 2, 32, np.zeros(64))
+    assert "grid.sync()" in str(info.value)
+
+
+@cuda.jit
+def split_dynamic(out, a, n):
+    sh = cuda.shared.array(0, float32)
+    xs = sh[:n]  # two arrays carved out of one dynamic allocation
+    ys = sh[n:]
+    t = cuda.threadIdx.x
+    xs[t] = a[t]
+    ys[t] = a[t] * 2
+    cuda.syncthreads()
+    out[t] = xs[n - 1 - t] + ys[t]
+
+
+def test_dynamic_shared_memory_split_by_slicing():
+    a = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    rep = sim(split_dynamic, 1, 32, out, a, 32, shared_bytes=64 * 4)
+    assert np.array_equal(out, a[::-1] + 2 * a)
+    # through the views, the shared accesses are still counted: 2 stores and 2 loads per warp
+    assert rep.metrics[metrics.SHARED_INSTRUCTIONS["st"]] == 2
+    assert rep.metrics[metrics.SHARED_INSTRUCTIONS["ld"]] == 2
+    assert rep.bank_conflicts() == 0
+
+
+TPB = 8
+
+
+@cuda.jit
+def matmul_tiled(c, a, b):
+    sa = cuda.shared.array((TPB, TPB), float32)
+    sb = cuda.shared.array((TPB, TPB), float32)
+    x, y = cuda.grid(2)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    acc = float32(0.0)
+    for t in range((a.shape[1] + TPB - 1) // TPB):
+        sa[ty, tx] = a[y, t * TPB + tx] if y < a.shape[0] and t * TPB + tx < a.shape[1] else 0
+        sb[ty, tx] = b[t * TPB + ty, x] if x < b.shape[1] and t * TPB + ty < b.shape[0] else 0
+        cuda.syncthreads()
+        for k in range(TPB):
+            acc += sa[ty, k] * sb[k, tx]
+        cuda.syncthreads()
+    if y < c.shape[0] and x < c.shape[1]:
+        c[y, x] = acc
+
+
+def test_tiled_matmul_with_ragged_edges():
+    rng = np.random.default_rng(5)
+    a, b = rng.random((19, 13)).astype(np.float32), rng.random((13, 11)).astype(np.float32)
+    c = np.zeros((19, 11), np.float32)
+    s, r = both(matmul_tiled, (2, 3), (TPB, TPB), c, a, b)
+    assert np.allclose(s[0], a @ b, rtol=1e-5) and np.array_equal(s[0], r[0])
+
+
+@cuda.jit
+def blelloch_scan(out, a):
+    temp = cuda.shared.array(64, int32)
+    t = cuda.threadIdx.x
+    n = 64
+    temp[2 * t] = a[2 * t]
+    temp[2 * t + 1] = a[2 * t + 1]
+    off = 1
+    d = n >> 1
+    while d > 0:
+        cuda.syncthreads()
+        if t < d:
+            temp[off * (2 * t + 2) - 1] += temp[off * (2 * t + 1) - 1]
+        off *= 2
+        d >>= 1
+    if t == 0:
+        temp[n - 1] = 0
+    d = 1
+    while d < n:
+        off >>= 1
+        cuda.syncthreads()
+        if t < d:
+            ai = off * (2 * t + 1) - 1
+            bi = off * (2 * t + 2) - 1
+            x = temp[ai]
+            temp[ai] = temp[bi]
+            temp[bi] += x
+        d *= 2
+    cuda.syncthreads()
+    out[2 * t] = temp[2 * t]
+    out[2 * t + 1] = temp[2 * t + 1]
+
+
+def test_blelloch_exclusive_scan():
+    a = (np.arange(64) % 5).astype(np.int32)
+    out = np.zeros(64, np.int32)
+    sim(blelloch_scan, 1, 32, out, a)
+    assert np.array_equal(out, np.concatenate([[0], np.cumsum(a)[:-1]]))
+
+
+@cuda.jit
+def half_warp_reduce(out, a):
+    i = cuda.grid(1)
+    if cuda.laneid < 16:
+        v = a[i]
+        for off in (8, 4, 2, 1):
+            v += cuda.shfl_down_sync(0xFFFF, v, off)
+        if cuda.laneid == 0:
+            out[0] = v
+
+
+def test_shuffle_from_outside_the_member_mask_is_reported_with_a_usable_fix():
+    with pytest.raises(errors.WarpMaskError) as info:
+        sim(half_warp_reduce, 1, 32, np.zeros(1), np.arange(32.0))
+    assert "lane 16" in str(info.value) and "min(lane + off, last_member)" in str(info.value)

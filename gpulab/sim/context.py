@@ -172,6 +172,7 @@ class Context:
         self.fences = np.zeros(layout.blocks, dtype=np.int64)  # cuda.threadfence() per block
         self.fence_step = np.full(layout.blocks, -1, dtype=np.int64)  # statement of the last one
         self.printed = 0
+        self.global_arrays = []  # the launch's GlobalArrays (grid.sync() orders their accesses)
 
     # -- masks ---------------------------------------------------------------------------
     def _set(self, mask, full=None):

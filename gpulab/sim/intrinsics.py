@@ -15,6 +15,7 @@ from .. import errors, metrics
 from ..models.occupancy import ARCHS
 from . import atomics
 from .context import _bits, _is_array
+from .fp16 import Fp16
 from .layout import WARP
 from .memory import ConstArray, LocalArray, SharedArray
 from .protocol import RESULT_UNUSED
@@ -81,6 +82,45 @@ class _Const:
     def array_like(self, ary):
         self._sim._tally("const.array_like")
         return self._sim._const(ary)
+
+
+class _GridGroup:
+    """``cuda.cg.this_grid()``: the whole grid, with ``sync()``."""
+
+    def __init__(self, sim):
+        self._sim = sim
+
+    def sync(self):
+        """Grid-wide barrier: every thread of the launch arrives; then no block's earlier
+        global accesses race with another's later ones (the cooperative-launch contract)."""
+        sim = self._sim
+        sim._tally("cg.grid.sync")
+        ctx = sim.ctx
+        missing = np.flatnonzero(ctx.alive & ~ctx.mask)
+        if len(missing):
+            here = np.flatnonzero(ctx.mask)
+            ctx.error(
+                errors.BarrierDivergence,
+                f"grid.sync() was reached by only part of the grid: {ctx.layout.describe(here, 2)} "
+                f"arrived, but {ctx.layout.describe(missing, 2)} did not (they took another path). "
+                f"On a GPU this hangs.",
+                lanes=list(here[:1]) + list(missing[:1]),
+                hint="call grid.sync() where every thread of every block reaches it.",
+            )
+        ctx.barrier_epoch += 1
+        ctx.barriers += 1
+        for array in ctx.global_arrays:
+            array.grid_synced()
+
+
+class _Cg:
+    """``cuda.cg`` (cooperative groups): ``this_grid()``."""
+
+    def __init__(self, sim):
+        self._grid = _GridGroup(sim)
+
+    def this_grid(self):
+        return self._grid
 
 
 class _Atomic:
@@ -187,6 +227,8 @@ class SimCuda:
         self.local = _Local(self)
         self.const = _Const(self)
         self.atomic = _Atomic(self)
+        self.fp16 = Fp16(self)
+        self.cg = _Cg(self)
         self.dynamic_shared_bytes = shared_bytes
         self._shared_allocs = {}
         self._static_shared = 0
@@ -419,9 +461,12 @@ class SimCuda:
                 f"which is not active here (inactive, exited or outside the member mask). "
                 f"On a GPU the value it gets is undefined.",
                 lanes=[lane, int(gsrc[lane])],
-                hint="make sure every lane a shuffle reads from takes part in it (keep the "
-                "warp converged, pad with a neutral value instead of exiting early), or "
-                "ignore the result in lanes whose source is missing.",
+                hint="make sure every lane a shuffle reads from takes part in it: keep the "
+                "warp converged and pad with a neutral value instead of exiting early, or pick "
+                "a source inside the member mask for every member lane (e.g. "
+                "cuda.shfl_sync(mask, v, min(lane + off, last_member))). gpulab stops at the "
+                "read itself, even where the value would later be ignored: it does not follow "
+                "an undefined value further.",
             )
         tw = ctx.trace_warp
         if active[tw].any():

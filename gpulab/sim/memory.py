@@ -513,6 +513,12 @@ class GlobalArray(ArrayProxy):
         self.base = base
         # races between blocks (gpulab/sim/globalrace.py); one block cannot race another
         self._races = GlobalShadow(self) if ctx.layout.blocks > 1 else None
+        ctx.global_arrays.append(self)
+
+    def grid_synced(self):
+        """After ``grid.sync()``: accesses before it are ordered before those after it."""
+        if self._races is not None:
+            self._races = GlobalShadow(self)
 
     def _lanes_elements(self, idx):
         ctx = self.ctx
