@@ -1602,3 +1602,79 @@ def test_shuffle_from_outside_the_member_mask_is_reported_with_a_usable_fix():
     with pytest.raises(errors.WarpMaskError) as info:
         sim(half_warp_reduce, 1, 32, np.zeros(1), np.arange(32.0))
     assert "lane 16" in str(info.value) and "min(lane + off, last_member)" in str(info.value)
+
+
+# ---------------------------------------------------------------- counters, by hand
+
+
+@cuda.jit
+def quarter_warp_store(out):
+    i = cuda.grid(1)
+    if cuda.laneid < 8:
+        out[i] = 1.0
+
+
+def test_warp_execution_efficiency_of_a_quarter_warp_branch():
+    rep = sim(quarter_warp_store, 2, 64, np.zeros(128))
+    # per warp: `i = ...` (32 lanes), the `if` (32 lanes), the store (8 lanes)
+    assert rep.metrics[metrics.THREADS_PER_INST] == pytest.approx((32 + 32 + 8) / 3)
+    assert rep.warp_efficiency == pytest.approx(72 / 96)
+    # 8 float64 stores = 64 contiguous bytes from an aligned start: 2 sectors, one request
+    assert rep.metrics[metrics.GLOBAL_REQUESTS["st"]] == 4
+    assert rep.metrics[metrics.GLOBAL_SECTORS["st"]] == 4 * 2
+
+
+@cuda.jit
+def shared_f64_strided(out, stride):
+    sh = cuda.shared.array(64, float64)
+    t = cuda.threadIdx.x
+    sh[t] = t
+    sh[t + 32] = t
+    cuda.syncthreads()
+    out[t] = sh[(t * stride) % 64]
+
+
+@pytest.mark.parametrize(
+    "stride,wavefronts,conflicts",
+    [
+        # the ideal is the distinct bytes the warp reads / 128, rounded up (metrics.py)
+        (1, 2, 0),  # doubles t: words 2t, 2t+1, each bank twice; 256 distinct bytes: ideal 2
+        (2, 4, 2),  # doubles 2t: words 4t, 4t+1; bank 0 holds words 0, 32, 64, 96; ideal 2
+        (4, 4, 3),  # doubles 4t mod 64, 16 distinct (t and t + 16 share one): words 8k, 8k+1;
+        # bank 0 holds words 0, 32, 64, 96; 128 distinct bytes: ideal 1
+        (32, 2, 1),  # doubles 0 and 32: words 0, 1, 64, 65; banks 0 and 1 hold two each; ideal 1
+        (0, 1, 0),  # every lane reads double 0: a broadcast
+    ],
+)
+def test_shared_float64_wavefronts_by_hand(stride, wavefronts, conflicts):
+    rep = sim(shared_f64_strided, 1, 32, np.zeros(32), stride)
+    m = rep.metrics
+    assert m[metrics.SHARED_WAVEFRONTS["ld"]] == wavefronts
+    assert m[metrics.SHARED_BANK_CONFLICTS["ld"]] == conflicts
+    # the two stores: 32 consecutive doubles each, 2 wavefronts, no conflict
+    assert m[metrics.SHARED_WAVEFRONTS["st"]] == 4 and m[metrics.SHARED_BANK_CONFLICTS["st"]] == 0
+
+
+def test_row_index_from_threadidx_x_is_uncoalesced_sectors_by_hand():
+    """add2d takes i (the row) from x, the fastest thread index: a warp of an (8, 8) block holds
+    8 rows x 4 columns, so its 32 float32 loads of `a` touch 8 row segments of 4 floats."""
+    h, w = 20, 13
+    a = np.arange(h * w, dtype=np.float32).reshape(h, w)
+    rep = sim(add2d, (3, 2), (8, 8), np.zeros_like(a), a, np.ones_like(a))
+    requests, sectors = 0, 0
+    for bx in range(3):
+        for by in range(2):
+            for warp in range(2):
+                chunks = set()
+                for lane in range(32):
+                    tx, ty = lane % 8, warp * 4 + lane // 8
+                    i, j = bx * 8 + tx, by * 8 + ty
+                    if i < h and j < w:
+                        chunks.add((i * w + j) * 4 // 32)  # 256-byte aligned base: same sectors
+                if chunks:
+                    requests, sectors = requests + 1, sectors + len(chunks)
+    m = rep.metrics
+    assert m[metrics.GLOBAL_REQUESTS["ld"]] == 2 * requests  # a and b
+    assert m[metrics.GLOBAL_SECTORS["ld"]] == 2 * sectors
+    assert m[metrics.GLOBAL_REQUESTS["st"]] == requests and m[metrics.GLOBAL_SECTORS["st"]] == sectors
+    assert sectors / requests > 6  # far from the 4 of a coalesced warp

@@ -3,7 +3,8 @@
 ``transform`` rewrites the kernel source into masked, vectorised form, calling the runtime
 methods listed in ``protocol``; ``context`` holds the active mask and control-flow frames (the
 runtime); ``memory`` the arrays and their counters; ``intrinsics`` the ``cuda`` module a kernel
-sees, with ``atomics`` (the op table) and ``shuffle_rule`` (which lane a shuffle reads);
+sees, with ``atomics`` (the op table), ``shuffle_rule`` (which lane a shuffle reads) and ``fp16``
+(``cuda.fp16``);
 ``trace`` the typed records of the traced warp; ``runner`` ties them together for one launch.
 ``typecheck`` first runs numba-cuda's own type inference on the kernel, so only code numba
 compiles is simulated; ``eager`` lets ``@cuda.jit("signature")`` work without a GPU;
