@@ -66,3 +66,23 @@ def test_block_samples_are_disjoint_halves_without_the_tail_block():
     assert len(a) == len(b) == 16 and not set(a) & set(b)
     assert max(a.max(), b.max()) < 999
     assert (choose_blocks(1000, 16, 0, 2) == a).all()  # seeded
+
+
+def test_load_chains_count_dependent_loads_only():
+    """Loads of one statement are in flight together; a load whose index is loaded waits."""
+    src = "def k(out, x, y, idx, n):\n    out[0] = x[idx[n]] + y[n] * x[n]\n    out[1] = x[n] + x.shape[0]\n    n += 1\n"
+    name = "<perf_load_depth_test>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    info = W.analyse(name)
+    assert info[2].load_depth == 2 and info[3].load_depth == 1 and info[4].load_depth == 0
+
+
+def test_memory_stages_combine_as_a_pipeline_not_a_sum():
+    from gpulab.perf import gpus, model
+
+    g = gpus.H200
+    one = model.combine({"dram": 10e-6, "l2": 0.0, "l1": 0.0, "issue": 0.0}, g)
+    three = model.combine({"dram": 10e-6, "l2": 10e-6, "l1": 10e-6, "issue": 0.0}, g)
+    assert one == pytest.approx(three) == pytest.approx(g.launch_s + 10e-6)
+    both = model.combine({"dram": 10e-6, "issue": 10e-6}, g)
+    assert both == pytest.approx(g.launch_s + 10e-6 * 2 ** (1 / g.overlap_p))

@@ -58,18 +58,18 @@ _FIT = "fitted by benchmarks/perf_model.py predict on its calibrate kernels (per
 
 # Calibrated on the H200 (benchmarks/results/perf_model.json["calibration"]["params"]).
 H200_FIT = {
-    "dram_bytes_per_s": 4800000000000.0,
-    "l2_bytes_per_s": 6448000000000.0,
+    "dram_bytes_per_s": 3930000000000.0,
+    "l2_bytes_per_s": 6042000000000.0,
     "issue_efficiency": 1.0,
-    "l1_wavefronts_per_sm_cycle": 0.5601,
-    "alu_latency_cycles": 2.939,
+    "l1_wavefronts_per_sm_cycle": 0.4338,
+    "alu_latency_cycles": 2.94,
     "dram_latency_under_load": 1.0,
-    "barrier_cycles": 0.00143,
-    "barrier_cycles_per_warp": 27.03,
-    "atomic_request_s": 1.931e-10,
-    "atomics_per_s": 201500000000.0,
-    "shared_atomic_cycles": 4.016e-11,
-    "overlap_p": 1.933,
+    "barrier_cycles": 0.001781,
+    "barrier_cycles_per_warp": 27.17,
+    "atomic_request_s": 1.896e-10,
+    "atomics_per_s": 188800000000.0,
+    "shared_atomic_cycles": 3.871e-11,
+    "overlap_p": 1.936,
 }
 
 H200 = GPU(

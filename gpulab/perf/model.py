@@ -6,8 +6,9 @@ shared-memory pipes, warp instructions / (SMs x 4 schedulers x clock) for issue,
 same-address updates for atomics, and one more bound from Little's law: a warp that must wait
 out its dependent latencies (memory, ALU, barriers) one after another takes T_warp, and a
 launch of several waves of resident warps takes about waves x T_warp however idle the pipes
-are. The kernel takes a soft maximum of the bounds (they overlap, but not perfectly) plus the
-fixed cost of a launch.
+are. DRAM, L2 and L1 move the same bytes as a pipeline, so the memory system counts once, at its
+slowest stage; the kernel takes a soft maximum of that and the other bounds (they overlap, but
+not perfectly) plus the fixed cost of a launch.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ LIMITERS = {
 }
 
 
+MEMORY_STAGES = ("dram", "l2", "l1")
 WARPS_TOUCHING = "warps executing the line"  # per-line key: warps with >= 1 execution
 MATH_INST = "math library warp instructions"  # per-line key: what its math calls cost
 
@@ -216,7 +218,11 @@ def bounds(counts, gpu, weights=None):
         # loads of an unrolled loop are scheduled ahead of their uses: one wait per loop
         unroll = info.unroll_trip if info is not None else 1
         if c.get(M.GLOBAL_REQUESTS["ld"], 0):
-            one += lat_glob * c[M.GLOBAL_REQUESTS["ld"]] / max(c.get(M.INST_EXECUTED, 1), 1) / unroll
+            # the loads of one statement are in flight together: a warp waits once per chain
+            # of dependent loads (x[idx[i]] is a chain of two), not once per load
+            loads = c[M.GLOBAL_REQUESTS["ld"]] / max(c.get(M.INST_EXECUTED, 1), 1)
+            chain = min(loads, info.load_depth) if info is not None and info.load_depth else loads
+            one += lat_glob * chain / unroll
         if c.get(M.SHARED_INSTRUCTIONS["ld"], 0):
             one += gpu.lat_shared_s / unroll
         # a barrier waits for every warp of the block to arrive: longer with more warps
@@ -258,7 +264,12 @@ def bounds(counts, gpu, weights=None):
 def combine(t: dict, gpu) -> float:
     """Kernel time from its bounds: launch cost + soft maximum (sum t_i^p)^(1/p)."""
     p = gpu.overlap_p
-    vals = np.array([v for v in t.values() if v > 0])
+    # DRAM, L2 and L1 move the same bytes one after another, as a pipeline: the slowest stage
+    # is the memory system's time; the soft maximum is taken across kinds of work
+    mem = max(t.get(k, 0.0) for k in MEMORY_STAGES)
+    vals = np.array(
+        [v for k, v in t.items() if v > 0 and k not in MEMORY_STAGES] + ([mem] if mem > 0 else [])
+    )
     if not len(vals):
         return gpu.launch_s
     top = vals.max()

@@ -94,6 +94,7 @@ class LineInfo:
         self.barrier = barrier
         self.dep_factor = 1.0
         self.unroll_trip = 1  # > 1 inside a loop the compiler unrolls
+        self.load_depth = 1  # loads that wait for one another (x[idx[i]]: 2); 0 without any
 
     def omega(self, weights=None):
         """SASS instructions per execution of this line from its source alone (memory
@@ -163,6 +164,20 @@ def _features(stmt):
     if isinstance(stmt, (ast.If, ast.While, ast.For)):
         f["branch"] += 1
     return f, barrier
+
+
+def _load_depth(stmt):
+    """The longest chain of subscripts whose index holds another subscript (``x[idx[i]]``: 2;
+    ``a * x[i] + y[i]``: 1, the two loads are in flight together)."""
+
+    def depth(n):
+        if isinstance(n, ast.Subscript):
+            if isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
+                return 0
+            return 1 + depth(n.slice)
+        return max((depth(c) for c in ast.iter_child_nodes(n)), default=0)
+
+    return max((depth(e) for e in _own_expr(stmt)), default=0)
 
 
 def _pow2(node):
@@ -267,6 +282,7 @@ def analyse(filename: str, glb: dict | None = None) -> dict:
             if not isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
                 infos[stmt.lineno] = LineInfo(stmt.lineno, f, body_line, barrier)
                 infos[stmt.lineno].unroll_trip = max(unrolled, 1)
+                infos[stmt.lineno].load_depth = _load_depth(stmt)
             inner = unrolled
             if isinstance(stmt, ast.For) and _unrolled(stmt, glb):
                 inner = max(unrolled, _trip(stmt, glb))
