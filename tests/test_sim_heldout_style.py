@@ -1678,3 +1678,23 @@ def test_row_index_from_threadidx_x_is_uncoalesced_sectors_by_hand():
     assert m[metrics.GLOBAL_SECTORS["ld"]] == 2 * sectors
     assert m[metrics.GLOBAL_REQUESTS["st"]] == requests and m[metrics.GLOBAL_SECTORS["st"]] == sectors
     assert sectors / requests > 6  # far from the 4 of a coalesced warp
+
+
+@cuda.jit
+def literal_promotions(out, x, a):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i, 0] = x[i] / 3  # float32 / int literal is float64 in numba
+        out[i, 1] = np.int32(a[i]) * np.int32(3)  # numpy's casts widen like numba's
+        buf = cuda.local.array(2, np.int32)  # and still name a dtype
+        buf[0] = a[i]
+        out[i, 2] = buf[0] + np.float32(0.5)
+
+
+def test_int_literals_and_numpy_casts_type_as_in_numba():
+    x = np.linspace(0.1, 1, 8).astype(np.float32)
+    a = np.full(8, 2**30, np.int64)
+    out = np.zeros((8, 3))
+    sim(literal_promotions, 1, 8, out, x, a)
+    assert np.array_equal(out[:, 0], x.astype(np.float64) / 3)
+    assert (out[:, 1] == 3 * 2**30).all() and (out[:, 2] == 2**30 + 0.5).all()

@@ -101,6 +101,11 @@ _U64 = np.dtype(np.uint64)
 _ARITHMETIC = {"Add", "Sub", "Mult", "Div", "FloorDiv", "Mod", "Pow"}
 
 
+def _is_narrow_float(value):
+    dt = getattr(value, "dtype", None)
+    return dt is not None and dt.kind == "f" and dt.itemsize < 8
+
+
 def _is_bool(value):
     return isinstance(value, (bool, np.bool_)) or getattr(value, "dtype", None) == np.bool_
 
@@ -361,6 +366,13 @@ class Context:
             right = np.int64(right) if _is_bool(right) and not _is_array(right) else right
             left = left.astype(np.int64) if _is_bool(left) else left
             right = right.astype(np.int64) if _is_bool(right) else right
+        if type(left) is int or type(right) is int:
+            # numba types an int literal as int64, which makes float32 * 3 a float64 (numpy
+            # would keep float32)
+            if type(left) is int and _is_narrow_float(right):
+                left = np.int64(left)
+            elif type(right) is int and _is_narrow_float(left):
+                right = np.int64(right)
         lu, ru = _is_u64(left), _is_u64(right)
         if lu == ru or not (_signed_int(right) if lu else _signed_int(left)):
             return fn(left, right)

@@ -209,6 +209,18 @@ for _name in ("int8", "int16", "int32", "uint8", "uint16", "uint32"):
     NUMPY_TYPES[_name] = NarrowInt(NUMPY_TYPES[_name])
 
 
+class _Numpy:
+    """``numpy`` as a kernel sees it: the narrow integer types cast as numba's do (``NarrowInt``);
+    everything else is numpy's own."""
+
+    def __getattr__(self, name):
+        t = NUMPY_TYPES.get(name)
+        return t if isinstance(t, NarrowInt) else getattr(np, name)
+
+
+NUMPY = _Numpy()
+
+
 def numba_type_to_numpy(value):
     """A numba scalar type (``numba.float32``) used as a cast or dtype → its numpy type."""
     try:

@@ -12,7 +12,7 @@ from . import eager, typecheck
 from .context import UNDEF, Context
 from .intrinsics import SimCuda
 from .memory import ALLOC_ALIGN, GlobalArray
-from .pyshims import BUILTINS, MATH, numba_type_to_numpy, widen
+from .pyshims import BUILTINS, MATH, NUMPY, numba_type_to_numpy, widen
 from .jitted import is_jitted, python_function  # noqa: F401  (python_function: public here too)
 from .protocol import CTX, UNDEF as UNDEF_NAME
 from .transform import transform
@@ -88,6 +88,8 @@ class _Launch:
             return self.sim
         if value is sys.modules.get("math"):
             return MATH
+        if value is np:  # np.int32(x) casts as numba.int32(x) does
+            return NUMPY
         if getattr(value, "__module__", None) == "math" and hasattr(MATH, getattr(value, "__name__", "")):
             return getattr(MATH, value.__name__)  # from math import sin
         if isinstance(value, types.ModuleType) and value.__name__ == "numba":
