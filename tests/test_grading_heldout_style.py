@@ -474,3 +474,76 @@ def test_blocks_for_public_test_keeps_floats_out():
     with pytest.raises(AssertionError):
         public(lambda n, b: float(-(-n // b)))
     assert not vector.check_blocks_for(lambda n, b: float(-(-n // b)))
+
+
+# ---- CSV flags: no false alarm on cells Otter never runs ---------------------------------------
+
+
+def test_widget_cells_that_otter_skips_raise_no_flag(tmp_path):
+    """hw09's widget cell imports gpulab.models (for its problem) and is tagged otter_ignore, so
+    Otter drops it before grading; every hw09 submission, the untouched one included, was flagged
+    'imports the checkers'. The same line in a cell that runs is still flagged."""
+    import nbformat
+
+    from gpulab.grading import tamper
+
+    master = nbformat.read(
+        os.path.join(_EX, "hw09_10_formats_amdahl", "hw09_10_formats_amdahl.ipynb"), as_version=4
+    )
+    widget = next(c for c in master.cells if "gpulab.models" in c.source and c.cell_type == "code")
+    assert "otter_ignore" in widget.metadata.get("tags", [])
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [widget, nbformat.v4.new_code_cell("p_answer = 16")]
+    path = tmp_path / "hw09.ipynb"
+    nbformat.write(nb, path)
+    assert tamper.suspicious(str(path)) == []
+    nb.cells.append(nbformat.v4.new_code_cell(widget.source))  # the same import, in a cell that runs
+    nbformat.write(nb, path)
+    assert "imports the checkers" in tamper.suspicious(str(path))
+    ignored = nbformat.v4.new_code_cell("import gc; gc.get_objects()", metadata={"otter": {"ignore": True}})
+    nb.cells = [ignored]
+    nbformat.write(nb, path)
+    assert tamper.suspicious(str(path)) == []
+
+
+# ---- tampering with what the checks import only when they run ----------------------------------
+
+
+@pytest.fixture
+def fresh_snapshot(monkeypatch):
+    from gpulab import grading
+
+    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
+    grading.snapshot()
+    assert grading.tamper_findings() == []
+    yield monkeypatch
+    monkeypatch.undo()
+
+
+@pytest.mark.parametrize(
+    "module,attr,replacement",
+    [
+        ("gpulab.perf.engine", "predict", lambda *a, **k: None),
+        ("gpulab.kernels.memory", "copy", None),  # the book's copy hw05 q7 compares with
+    ],
+    ids=["perf_predict", "book_copy"],
+)
+def test_replacing_what_the_copy_check_imports_later_is_seen(fresh_snapshot, module, attr, replacement):
+    """hw05 q7 is graded by gpulab.predict against the book's copy; both are imported only when
+    the check runs, so the snapshot did not hold them and replacing them went unflagged (a slow
+    copy would then meet any bar)."""
+    import importlib
+
+    from gpulab import grading
+
+    mod = importlib.import_module(module)
+    fresh_snapshot.setattr(mod, attr, replacement)
+    assert any(f"{module}.{attr}" in f for f in grading.tamper_findings())
+
+
+def test_a_method_of_the_prediction_patched_is_seen(fresh_snapshot):
+    from gpulab import grading
+    from gpulab.perf import prediction
+
+    fresh_snapshot.setattr(prediction.Prediction, "dram_roofline_fraction", lambda self, b: 1.0)
+    assert any("dram_roofline_fraction" in f for f in grading.tamper_findings())

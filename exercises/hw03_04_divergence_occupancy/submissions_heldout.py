@@ -17,7 +17,7 @@ HELDOUT = [
         "float_mask_blend",
         "correct: float mask arithmetic",
         "parity_scale",
-        "@cuda.jit\ndef parity_scale(out, x):\n    i = cuda.grid(1)\n    if i < out.shape[0]:\n        even = float32(1 - (i % 2))\n        out[i] = even * (2 * x[i]) + (1 - even) * (x[i] + 1)\n\n",
+        "from numba import float32\n\n@cuda.jit\ndef parity_scale(out, x):\n    i = cuda.grid(1)\n    if i < out.shape[0]:\n        even = float32(1 - (i % 2))\n        out[i] = even * (2 * x[i]) + (1 - even) * (x[i] + 1)\n\n",
         None,
     ),
     (

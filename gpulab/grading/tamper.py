@@ -20,6 +20,7 @@ __all__ = [
     "SENSITIVE",
     "SUSPICIOUS",
     "ALSO_WATCHED",
+    "WATCHED_PACKAGES",
 ]
 
 #: modules whose callables the tests rely on; replacing one of them is tampering
@@ -35,6 +36,13 @@ ALSO_WATCHED = (
     "gpulab.sim.runner",
     "gpulab.metrics",
 )
+#: packages whose every submodule :func:`snapshot` imports, so that what the checks import only
+#: when they run is covered too: the checks; the performance model hw05 q7 is graded by
+#: (``gpulab.perf``: replacing ``engine.predict`` or ``Prediction.dram_roofline_fraction`` went
+#: unseen); the book's kernels the checks compare with (``gpulab.kernels.memory.copy``)
+WATCHED_PACKAGES = ("gpulab.checks", "gpulab.perf", "gpulab.kernels")
+#: figure-only submodules (matplotlib): nothing a grade depends on
+_UNWATCHED_SUBMODULES = ("plot",)
 #: changed by the notebook machinery itself, not by a submission
 _LEGIT_CHANGES = ("builtins.input", "builtins.raw_input", "builtins.get_ipython")
 #: this package: the hidden tests reload it from disk on purpose (so its objects are new)
@@ -183,21 +191,23 @@ def _watched(mod):
 
 def snapshot():
     """Record what numpy, gpulab, Otter and builtins expose now (before student code runs):
-    each object and its fingerprint (:func:`_watched`). Imports every gpulab.checks module and
-    :data:`ALSO_WATCHED` first so they are covered too."""
+    each object and its fingerprint (:func:`_watched`). Imports every submodule of
+    :data:`WATCHED_PACKAGES` and :data:`ALSO_WATCHED` first so they are covered too."""
     global _SNAPSHOT
     import importlib
     import pkgutil
 
-    import gpulab.checks
-
     for name in ALSO_WATCHED:
         importlib.import_module(name)
-    for info in pkgutil.iter_modules(gpulab.checks.__path__):
-        try:
-            importlib.import_module(f"gpulab.checks.{info.name}")
-        except Exception:
-            pass
+    for pkg in WATCHED_PACKAGES:
+        path = importlib.import_module(pkg).__path__
+        for info in pkgutil.iter_modules(path):
+            if info.name in _UNWATCHED_SUBMODULES:
+                continue
+            try:
+                importlib.import_module(f"{pkg}.{info.name}")
+            except Exception:
+                pass
     snap = {}
     for name, mod in list(sys.modules.items()):
         if mod is not None and _sensitive(name) and isinstance(mod, types.ModuleType):
@@ -320,15 +330,29 @@ SUSPICIOUS = [
 ]
 
 
+def _ignored_by_otter(cell) -> bool:
+    """Whether Otter drops ``cell`` before grading (otter.execute.preprocessor's rule)."""
+    meta = cell.get("metadata") or {}
+    tags = meta.get("tags") or []
+    otter_meta = meta.get("otter") or {}
+    return "otter_ignore" in tags or bool(isinstance(otter_meta, dict) and otter_meta.get("ignore", False))
+
+
 def suspicious(nb_path: str):
     """Patterns in a submission's code cells that suggest an attempt on the grader (for review;
     they change no score): patching, frame or heap inspection (``sys._getframe``, ``inspect``,
     ``gc.get_referrers``), importing gpulab's checkers or models (the reference answers). Ignores
-    the lines the master itself contains (``grader = ...``)."""
+    the lines the master itself contains (``grader = ...``) and the cells Otter never runs when
+    grading (tag ``otter_ignore`` or ``otter: {ignore: true}``: the widget cells, whose imports of
+    ``gpulab.models`` flagged every hw09 submission, the untouched student notebook included)."""
     try:
         with open(nb_path, encoding="utf-8") as f:
             nb = json.load(f)
-        cells = ["".join(c.get("source", "")) for c in nb.get("cells", []) if c.get("cell_type") == "code"]
+        cells = [
+            "".join(c.get("source", ""))
+            for c in nb.get("cells", [])
+            if c.get("cell_type") == "code" and not _ignored_by_otter(c)
+        ]
     except Exception as e:
         return [f"unreadable notebook: {type(e).__name__}"]
     flags = []
