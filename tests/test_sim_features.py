@@ -388,3 +388,32 @@ def test_functions_imported_from_math_run_per_lane():
     out = np.zeros_like(x)
     gpulab.launch(k, 1, 64, out, x, backend="sim")
     assert np.allclose(out, np.sin(x) + np.exp(x), rtol=1e-6)
+
+
+def test_literal_arithmetic_in_a_shared_shape_is_accepted_like_numba():
+    """CPython folds ``64 + 4`` to 68 before numba reads the bytecode, so numba accepts it."""
+
+    @cuda.jit
+    def k(out):
+        s = cuda.shared.array((2, 64 + 4), float32)
+        t = cuda.threadIdx.x
+        s[0, t] = t
+        cuda.syncthreads()
+        out[t] = s[0, t] + s.shape[1]
+
+    out = np.zeros(32, np.float32)
+    gpulab.launch(k, 1, 32, out, backend="sim")
+    assert out[3] == 3 + 68
+
+
+def test_a_local_array_beyond_cuda_s_512_kib_per_thread_is_refused():
+    from gpulab import errors
+
+    @cuda.jit
+    def k(out):
+        big = cuda.local.array(1 << 20, float32)  # 4 MiB per thread
+        big[0] = 1.0
+        out[0] = big[0]
+
+    with pytest.raises(errors.KernelError, match="512 KiB"):
+        gpulab.launch(k, 1, 32, np.zeros(1, np.float32), backend="sim")

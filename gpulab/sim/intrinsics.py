@@ -314,6 +314,15 @@ class SimCuda:
             return self._local_allocs[key]
         dt = _dtype(dtype)
         shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+        nbytes = int(np.prod(shape)) * dt.itemsize
+        if nbytes > LOCAL_BYTES_PER_THREAD:
+            ctx.error(
+                errors.KernelPythonError,
+                f"cuda.local.array of {nbytes:,} bytes per thread: CUDA gives a thread at most "
+                f"{LOCAL_BYTES_PER_THREAD // 1024} KiB of local memory.",
+                hint="keep per-thread arrays small (registers hold the first few elements); "
+                "large scratch space belongs in a global array indexed by the thread.",
+            )
         data = np.zeros((ctx.layout.lanes,) + shape, dtype=dt)
         name = ctx.lines.get(ctx.line, "").split("=")[0].strip() or "local"
         arr = LocalArray(ctx, data, name)
@@ -666,6 +675,11 @@ for _name in (
     "cbrt",
 ):
     _counted(SimCuda, _name)
+
+
+# Local memory per thread, compute capability 2.0 and later (CUDA C++ Programming Guide,
+# "Features and Technical Specifications", maximum amount of local memory per thread)
+LOCAL_BYTES_PER_THREAD = 512 * 1024
 
 
 def _width(x) -> int:

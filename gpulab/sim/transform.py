@@ -119,7 +119,11 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def visit_Call(self, node):
+        self._check_array_shape(node)  # before the children are rewritten (64 + 4 stays literal)
         self.generic_visit(node)
+        return node
+
+    def _check_array_shape(self, node):
         f = node.func
         if (
             isinstance(f, ast.Attribute)
@@ -143,7 +147,6 @@ class _Rewriter(ast.NodeTransformer):
                     source=self.lines.get(line),
                     hint="compute it at module level, e.g. TILE_PAD = TILE + 1, and use (TILE, TILE_PAD).",
                 )
-        return node
 
     def visit_Subscript(self, node):
         """``a[-1]``: a literal negative index counts from the end, as numba compiles it."""
@@ -456,6 +459,18 @@ def _is_constant_shape(node):
         return True
     if isinstance(node, ast.Tuple):
         return all(_is_constant_shape(e) for e in node.elts)
+    return _literal_int(node)
+
+
+def _literal_int(node):
+    """Arithmetic on int literals only (``64 + 4``): CPython folds it to a constant before numba
+    reads the bytecode, so numba accepts it; ``TILE + 1`` reads a name and is refused."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp):
+        return _literal_int(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _literal_int(node.left) and _literal_int(node.right)
     return False
 
 
