@@ -352,7 +352,14 @@ class Context:
             return new
         if not _is_array(new) and not _is_array(old) and new == old:
             return new
-        return np.where(self.mask, new, old)
+        merged = np.where(self.mask, new, old)
+        bits = max(getattr(new, "bits", 64), getattr(old, "bits", 64))
+        if bits < 64:  # both sides narrow (int32 ...): the variable keeps that type, as in numba
+            from .pyshims import Widened
+
+            merged = merged.view(Widened)
+            merged.bits = bits
+        return merged
 
     @staticmethod
     def arith(left, op, right):

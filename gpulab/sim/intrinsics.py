@@ -584,26 +584,26 @@ class SimCuda:
     # (benchmarks/probes/bits_probe.py)
     @staticmethod
     def popc(x):
-        x = np.asanyarray(x)
-        n = _bitwise_count(_unsigned(x))
+        w, x = _width(x), np.asanyarray(x)
+        n = _bitwise_count(_unsigned(x, w))
         return n.astype(x.dtype if x.dtype.kind in "iu" else np.int64)
 
     @staticmethod
     def ffs(x):
-        u = _unsigned(np.asanyarray(x))
+        w, x = _width(x), np.asanyarray(x)
+        u = _unsigned(x, w)
         return _bit_length(u & (np.uint64(0) - u)).astype(np.uint32)
 
     @staticmethod
     def clz(x):
-        x = np.asanyarray(x)
-        n = _width(x) - _bit_length(_unsigned(x))
+        w, x = _width(x), np.asanyarray(x)
+        n = w - _bit_length(_unsigned(x, w))
         return n.astype(x.dtype if x.dtype.kind in "iu" else np.int64)
 
     @staticmethod
     def brev(x):
-        x = np.asanyarray(x)
-        w = _width(x)
-        u = _unsigned(x)
+        w, x = _width(x), np.asanyarray(x)
+        u = _unsigned(x, w)
         out = np.zeros_like(u)
         for k in range(w):
             out |= ((u >> np.uint64(k)) & np.uint64(1)) << np.uint64(w - 1 - k)
@@ -684,19 +684,20 @@ LOCAL_BYTES_PER_THREAD = 512 * 1024
 
 def _width(x) -> int:
     """Bits of an integer argument's type: 32 for 32-bit and narrower (numba widens those to the
-    32-bit intrinsic; ``pyshims.Widened`` values keep that type while held at 64 bits), 64 for
-    64-bit types and Python ints (numba types those int64)."""
+    32-bit intrinsic; values ``pyshims.widen`` made keep that type in ``bits`` while held at 64
+    bits), 64 for 64-bit types and Python ints (numba types those int64)."""
     declared = getattr(x, "bits", None)
-    if declared is not None and declared < 64:
-        return 32
+    if declared is not None:
+        return 32 if declared < 64 else 64
+    x = np.asanyarray(x)
     return 64 if x.dtype.itemsize >= 8 or x.dtype.kind not in "iub" else 32
 
 
-def _unsigned(x):
-    """``x``'s bits at its width, as uint64 (two's complement for negatives)."""
+def _unsigned(x, width):
+    """``x``'s bits at ``width``, as uint64 (two's complement for negatives)."""
     v = x.astype(np.int64) if x.dtype.kind != "u" else x.astype(np.uint64)
     u = v.view(np.uint64) if v.dtype == np.int64 else v
-    return u & np.uint64(0xFFFFFFFF) if _width(x) == 32 else u
+    return u & np.uint64(0xFFFFFFFF) if width == 32 else u
 
 
 def _bit_length(u):

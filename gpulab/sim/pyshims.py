@@ -184,7 +184,7 @@ def widen(value):
     if dt is not None and dt.kind in "iu" and dt.itemsize < 8:
         wide = np.uint64 if dt.kind == "u" else np.int64
         if not isinstance(value, np.ndarray):
-            return wide(value)
+            return _WIDE_SCALARS[(dt.kind, dt.itemsize * 8)](value)
         w = value.astype(wide).view(Widened)
         w.bits = dt.itemsize * 8  # the type numba gives the variable: bit intrinsics use it
         return w
@@ -207,6 +207,19 @@ class Widened(np.ndarray):
         if "out" in kwargs:
             kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Widened) else o for o in kwargs["out"])
         return getattr(ufunc, method)(*inputs, **kwargs)
+
+
+# uniform narrow values: 64-bit numpy scalars that remember their declared width (arithmetic on
+# them gives plain np.int64 / np.uint64, as numba computes)
+_WIDE_SCALARS = {
+    (kind, bits): type(
+        f"{'u' if kind == 'u' else ''}int{bits}_value",
+        (np.uint64 if kind == "u" else np.int64,),
+        {"bits": bits},
+    )
+    for kind in "iu"
+    for bits in (8, 16, 32)
+}
 
 
 class NarrowInt:
