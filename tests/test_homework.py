@@ -556,7 +556,8 @@ def test_check_block_sum_counts_barriers():
     tree = reduction.check_block_sum(_block_sum_tree, seed=5)
     assert not tree and "syncthreads per block" in tree.message
     relaxed = reduction.check_block_sum(_block_sum_tree, seed=5, max_barriers=11)
-    assert not relaxed and "block=96" in relaxed.message  # halving needs a power-of-two block
+    # with barriers to spare the tree still fails: the question asks for a shuffle tree per warp
+    assert not relaxed and "shuffles" in relaxed.message
 
 
 def test_grading_command_line_writes_a_csv(assigned, tmp_path):

@@ -40,8 +40,8 @@ class GPU:
     dram_latency_under_load: float = 1.0  # multiplier on lat_dram_s while memory streams
     barrier_cycles: float = 100.0
     barrier_cycles_per_warp: float = 5.0
-    atomic_int_op_s: float = 0.745e-9  # one address: time per integer L2 atomic operation
-    atomic_float_op_s: float = 1.76e-9  # one address: time per float L2 atomic operation
+    atomic_int_op_s: float = 0.743e-9  # one address: time per integer L2 atomic operation
+    atomic_float_op_s: float = 1.75e-9  # one address: time per float L2 atomic operation
     atomic_request_s: float = 2e-10  # one 2 KB chunk: time per (warp, sector) atomic request
     atomics_per_s: float = 5e10  # (warp instruction, sector) pairs, many addresses
     shared_atomic_cycles: float = 2.0  # per same-address lane in a shared atomic
@@ -59,17 +59,17 @@ _FIT = "fitted by benchmarks/perf_model.py predict on its calibrate kernels (per
 # Calibrated on the H200 (benchmarks/results/perf_model.json["calibration"]["params"]).
 H200_FIT = {
     "dram_bytes_per_s": 3930000000000.0,
-    "l2_bytes_per_s": 6042000000000.0,
+    "l2_bytes_per_s": 6056000000000.0,
     "issue_efficiency": 1.0,
     "l1_wavefronts_per_sm_cycle": 0.4338,
-    "alu_latency_cycles": 2.94,
+    "alu_latency_cycles": 2.939,
     "dram_latency_under_load": 1.0,
-    "barrier_cycles": 0.001781,
-    "barrier_cycles_per_warp": 27.17,
-    "atomic_request_s": 1.896e-10,
-    "atomics_per_s": 188800000000.0,
-    "shared_atomic_cycles": 3.871e-11,
-    "overlap_p": 1.936,
+    "barrier_cycles": 0.001424,
+    "barrier_cycles_per_warp": 27.13,
+    "atomic_request_s": 1.906e-10,
+    "shared_atomic_cycles": 5.998e-10,
+    "overlap_p": 1.933,
+    "atomics_per_s": 189200000000.0,
 }
 
 H200 = GPU(
@@ -95,8 +95,8 @@ H200 = GPU(
         "issue_per_sm_cycle": "4 warp schedulers per SM, 1 instruction per cycle each "
         "{cite}`nvidia-hopper-whitepaper`",
         "atomic_int_op_s, atomic_float_op_s": "measured: benchmarks/results/instruction_costs.json "
-        "(same-address atomics with 1 to 32 lanes per warp: 0.745 ns per integer warp "
-        "instruction, 1.76 ns per float lane)",
+        "(same-address atomics with 1 to 32 lanes per warp: 0.743 ns per integer warp "
+        "instruction, 1.75 ns per float lane)",
         "calibrated": _FIT,
     },
     **H200_FIT,

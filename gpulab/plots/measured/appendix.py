@@ -30,6 +30,8 @@ ORDER = (
     "int4_mma_ptx",
     "sgemm",
     "perf_model",
+    "perf_blind",
+    "instruction_costs",
     "sim_speed",
 )
 _ALL = {

@@ -112,6 +112,95 @@ def _f_perf_model(r, ax):
     return ax
 
 
+def _h_perf_blind(r):
+    from gpulab import results_views as views
+
+    v = views.perf_blind(r)
+    if not v:
+        return []
+    out = [
+        Headline(
+            "perf model, blind kernels within 2x",
+            v["within_2x"] / v["kernels"],
+            f"{v['kernels']} kernels predicted and committed (model at {v['model_commit'][:7]}) before "
+            f"they ran on the H200: median |predicted / measured - 1| {_pct(v['median_abs_error'])}, "
+            f"{v['within_2x']} within 2x (measured: Nsight Compute gpu__time_duration).",
+            score=False,
+        )
+    ]
+    if v.get("revised_median_abs_error") is not None:
+        out.append(
+            Headline(
+                "perf model, the same kernels after the revision",
+                v["revised_within_2x"] / v["kernels"],
+                f"after the revision the blind result led to (not blind): median "
+                f"{_pct(v['revised_median_abs_error'])}, {v['revised_within_2x']} within 2x.",
+                score=False,
+            )
+        )
+    return out
+
+
+def _t_perf_blind(r):
+    from gpulab import results_views as views
+
+    v = views.perf_blind(r)
+    if not v:
+        return None
+    return _df(
+        [
+            (
+                x["kernel"],
+                round(x["measured_us"], 1),
+                round(x["predicted_us"], 1),
+                round(x["predicted_over_measured"], 2),
+                x["limiter"].split(" with")[0].split(" (")[0],
+                None if x["revised_over_measured"] is None else round(x["revised_over_measured"], 2),
+            )
+            for x in v["rows"]
+        ],
+        ["kernel", "measured µs", "predicted µs", "pred/meas", "limiter", "after revision"],
+    )
+
+
+def _h_instruction_costs(r):
+    m = r.get("math_warp_instructions_per_call", {})
+    a = r.get("same_address_atomics", {})
+    out = []
+    if "sin" in m:
+        out.append(
+            Headline(
+                "warp instructions per math.sin call (float32)",
+                m["sin"]["float32"],
+                f"libdevice code: sin {m['sin']['float32']} (float32) and {m['sin']['float64']} "
+                f"(float64) warp instructions per call, exp {m['exp']['float32']} and "
+                f"{m['exp']['float64']} (ncu smsp__inst_executed, minus the loop without the call).",
+                score=False,
+            )
+        )
+    if "int" in a and "float" in a:
+        out.append(
+            Headline(
+                "ns per same-address atomic (int warp instruction)",
+                a["int"]["s_per_instruction_one_lane"] * 1e9,
+                f"one address: {a['int']['s_per_instruction_one_lane'] * 1e9:.3f} ns per integer "
+                f"warp instruction for 1 to 32 lanes (the compiler combines a warp's updates of "
+                f"a provably uniform address), {a['float']['s_per_extra_lane'] * 1e9:.2f} ns per "
+                f"float lane (gpu__time_duration over the warp instructions).",
+                score=False,
+            )
+        )
+    return out
+
+
+def _t_instruction_costs(r):
+    m = r.get("math_warp_instructions_per_call", {})
+    return _df(
+        [(name, v["float32"], v["float64"]) for name, v in m.items()],
+        ["math function", "float32", "float64"],
+    )
+
+
 SECTIONS = [
     Section(
         "notebooks_gpu",
@@ -148,6 +237,26 @@ SECTIONS = [
         "the steps in benchmarks/perf_model.py's docstring (gpu under ncu, merge, predict)",
         _h_perf_model,
         _f_perf_model,
+        needs="an NVIDIA GPU and Nsight Compute (ncu)",
+    ),
+    Section(
+        "perf_blind",
+        "The performance model on kernels it had never seen",
+        "benchmarks/perf_blind.py",
+        "python benchmarks/perf_blind.py predict, commit, then gpu under ncu, merge, recheck",
+        _h_perf_blind,
+        None,
+        _t_perf_blind,
+        needs="an NVIDIA GPU and Nsight Compute (ncu)",
+    ),
+    Section(
+        "instruction_costs",
+        "What a math call and a same-address atomic cost",
+        "benchmarks/instruction_costs.py",
+        "ncu ... python benchmarks/instruction_costs.py gpu, then merge (see its docstring)",
+        _h_instruction_costs,
+        None,
+        _t_instruction_costs,
         needs="an NVIDIA GPU and Nsight Compute (ncu)",
     ),
 ]
