@@ -306,3 +306,34 @@ def test_run_one_is_a_module_with_a_usage_line():
         env={**__import__("os").environ, "GPULAB_QUIET": "1"},
     )
     assert p.returncode != 0 and "usage: python -m gpulab.grading.run_one" in p.stderr
+
+
+def _swallowing_loop():
+    def compute():
+        s = 0
+        for k in range(1000):
+            s += k
+        return s / 0
+
+    while True:
+        try:
+            return compute()
+        except:  # noqa: E722 - the submission's bare except swallows the time limit too
+            continue
+
+
+def test_a_bare_except_loop_cannot_swallow_the_time_limit():
+    """A retry loop whose bare except catches the limit's exception used to run until the whole
+    submission was killed; the limit now raises again at its next line, outside the try."""
+    import sys
+    import time
+
+    from gpulab.grading import TimeLimit, timed
+
+    before = sys.gettrace()
+    t0 = time.monotonic()
+    with pytest.raises(TimeLimit):
+        timed(_swallowing_loop, 0.5)()
+    assert time.monotonic() - t0 < 5
+    assert sys.gettrace() is before
+    assert timed(lambda: 6 * 7, 1)() == 42

@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
+import sysconfig
 import threading
 import time
 
@@ -63,8 +65,13 @@ def time_limit(seconds: float, what: str = "the function"):
     outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
     start = time.monotonic()
 
+    message = f"{what} ran longer than {seconds:g} s (an endless loop?)"
+    persisted = []
+
     def on_alarm(signum, frame):
-        raise TimeLimit(f"{what} ran longer than {seconds:g} s (an endless loop?)")
+        if not persisted:
+            persisted.extend(_keep_raising(frame, message))
+        raise TimeLimit(message)
 
     signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left else seconds)
@@ -72,9 +79,55 @@ def time_limit(seconds: float, what: str = "the function"):
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        if persisted:
+            frames, previous = persisted
+            sys.settrace(previous)
+            for f in frames:
+                f.f_trace = None
         signal.signal(signal.SIGALRM, outer_handler)
         if outer_left:
             signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer_left - (time.monotonic() - start)))
+
+
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the gpulab package
+_LIBRARY_DIRS = tuple(
+    {
+        os.path.abspath(p)
+        for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sysconfig.get_paths()["stdlib"])
+    }
+)
+
+
+def _student_code(code) -> bool:
+    """Code that is neither gpulab's nor the standard library's nor an installed package's: a
+    submission's (a notebook cell, a file next to it)."""
+    fn = os.path.abspath(code.co_filename) if not code.co_filename.startswith("<") else code.co_filename
+    if fn.startswith("<frozen"):
+        return False
+    return not (fn.startswith(_OWN_DIR) or fn.startswith(_LIBRARY_DIRS))
+
+
+def _keep_raising(frame, message):
+    """After the limit: raise TimeLimit again at every line the submission's code runs, so a bare
+    ``except:`` (or ``except BaseException``) around the loop that hangs cannot swallow it for
+    good: the next line of its handler raises outside the ``try``. Returns (the frames traced,
+    the trace function to restore)."""
+
+    def tracer(f, event, arg):
+        if event == "line" and _student_code(f.f_code):
+            raise TimeLimit(message)
+        return tracer
+
+    previous = sys.gettrace()
+    frames = []
+    f = frame
+    while f is not None:
+        f.f_trace = tracer
+        f.f_trace_lines = True
+        frames.append(f)
+        f = f.f_back
+    sys.settrace(tracer)
+    return frames, previous
 
 
 def timed(fn, seconds: float = 30.0):
