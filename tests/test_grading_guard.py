@@ -337,3 +337,31 @@ def test_a_bare_except_loop_cannot_swallow_the_time_limit():
     assert time.monotonic() - t0 < 5
     assert sys.gettrace() is before
     assert timed(lambda: 6 * 7, 1)() == 42
+
+
+CELL_LIMIT_SCRIPT = """
+import sys, time
+from IPython.core.interactiveshell import InteractiveShell
+from gpulab.grading import limits
+ip = InteractiveShell.instance()
+limits.install_cell_time_limit(0.5)
+t0 = time.monotonic()
+res = ip.run_cell("def f():\\n    return 1 / 0\\nwhile True:\\n    try:\\n        f()\\n    except:\\n        continue\\n")
+assert isinstance(res.error_in_exec, limits.CellTimeLimit), res.error_in_exec
+assert time.monotonic() - t0 < 5
+assert ip.run_cell("6 * 7").result == 42
+assert sys.gettrace() is None
+print("ok")
+"""
+
+
+def test_a_bare_except_loop_in_a_cell_is_stopped_by_the_cell_limit(tmp_path):
+    """The same loop at the top of a notebook cell: the cell limit stops it and the next cell
+    runs (in a fresh interpreter: an IPython shell would stay the process's get_ipython())."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "cell_limit.py"
+    script.write_text(CELL_LIMIT_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stdout + proc.stderr

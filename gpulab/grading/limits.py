@@ -107,15 +107,17 @@ def _student_code(code) -> bool:
     return not (fn.startswith(_OWN_DIR) or fn.startswith(_LIBRARY_DIRS))
 
 
-def _keep_raising(frame, message):
+def _keep_raising(frame, message, error=None):
     """After the limit: raise TimeLimit again at every line the submission's code runs, so a bare
     ``except:`` (or ``except BaseException``) around the loop that hangs cannot swallow it for
     good: the next line of its handler raises outside the ``try``. Returns (the frames traced,
     the trace function to restore)."""
 
+    error = error or TimeLimit
+
     def tracer(f, event, arg):
         if event == "line" and _student_code(f.f_code):
-            raise TimeLimit(message)
+            raise error(message)
         return tracer
 
     previous = sys.gettrace()
@@ -204,11 +206,16 @@ def install_cell_time_limit(seconds: float | None = None):
     if ip is None or not hasattr(signal, "setitimer"):
         return None
 
+    message = (
+        f"this cell ran longer than {seconds:g} s during grading and was "
+        f"stopped (an endless loop?); grading goes on with the next cell"
+    )
+    persisted = []
+
     def on_alarm(signum, frame):
-        raise CellTimeLimit(
-            f"this cell ran longer than {seconds:g} s during grading and was "
-            f"stopped (an endless loop?); grading goes on with the next cell"
-        )
+        if not persisted:  # a bare except: in the cell cannot swallow it for good either
+            persisted.extend(_keep_raising(frame, message, CellTimeLimit))
+        raise CellTimeLimit(message)
 
     def pre(info=None):
         src = getattr(info, "raw_cell", "") or ""
@@ -218,6 +225,12 @@ def install_cell_time_limit(seconds: float | None = None):
 
     def post(result=None):
         signal.setitimer(signal.ITIMER_REAL, 0)
+        if persisted:
+            frames, previous = persisted
+            sys.settrace(previous)
+            for f in frames:
+                f.f_trace = None
+            persisted.clear()
 
     ip.events.register("pre_run_cell", pre)
     ip.events.register("post_run_cell", post)
