@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numba import cuda, float32
+from numba import cuda, float32, float64
 
 from gpulab.perf import gpus, model, predict
 from gpulab.perf.engine import sample_counts
@@ -112,3 +112,25 @@ def test_math_table_is_the_recorded_measurement():
     assert H200.atomic_int_op_s == pytest.approx(at["int"]["s_per_instruction_one_lane"], rel=0.005)
     float_lane = at["float"]["s_per_extra_lane"]
     assert H200.atomic_float_op_s == pytest.approx(float_lane, rel=0.005)
+
+
+@cuda.jit
+def f64_chain(out, iters):
+    i = cuda.grid(1)
+    v = float64(i) * 1e-9
+    for _ in range(iters):
+        v = v * 0.999 + 1e-7  # float64: one DFMA per iteration on the FP64 units
+    out[i] = v
+
+
+def test_float64_arithmetic_bounds_on_the_fp64_pipe():
+    iters, blocks = 64, 132
+    args = (np.zeros(blocks * 256), iters)
+    p = predict(f64_chain, blocks, 256, *args)
+    fmas = blocks * 256 // 32 * iters  # one fused multiply-add per warp per iteration
+    want = fmas * H200.fp64_cycles_per_warp_inst / (H200.sms * H200.clock_hz * H200.issue_per_sm_cycle)
+    assert p.bound("fp64") == pytest.approx(want, rel=0.03)  # + the one multiply before the loop
+    t4 = predict(f64_chain, blocks, 256, *args, gpu="T4")
+    assert t4.bound("fp64") > 20 * p.bound("fp64")  # Turing: 2 FP64 units per SM
+    q = predict(sines, 4, 256, np.zeros(1024, np.float32), np.ones(1024, np.float32), 4)
+    assert q.bound("fp64") == 0.0  # float32 arithmetic stays on the FP32 units

@@ -86,6 +86,9 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
     for ln, inst in rec.math_inst.items():
         if ln in lines:
             lines[ln][model.MATH_INST] = inst * scale
+    for ln, n in rec.arith.items():
+        if ln in lines and n:
+            lines[ln][model.F64_SHARE] = rec.arith_f64.get(ln, 0) / n
     c.l1_lines = rec.l1_lines * scale
     c.shared_atomic_steps = rec.shared_atomic_steps * scale
     return c

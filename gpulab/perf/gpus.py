@@ -33,6 +33,7 @@ class GPU:
     launch_s: float  # GPU time of an empty launch (gpu__time_duration)
     # per-cycle constants (calibrated on the H200)
     issue_per_sm_cycle: float = 4.0  # 4 schedulers, 1 warp-instruction each per cycle
+    fp64_cycles_per_warp_inst: float = 2.0  # 32 lanes / FP64 units per scheduler
     issue_efficiency: float = 1.0  # fraction of that peak a busy kernel reaches
     shared_wavefronts_per_sm_cycle: float = 1.0
     l1_wavefronts_per_sm_cycle: float = 1.0
@@ -59,15 +60,15 @@ _FIT = "fitted by benchmarks/perf_model.py predict on its calibrate kernels (per
 # Calibrated on the H200 (benchmarks/results/perf_model.json["calibration"]["params"]).
 H200_FIT = {
     "dram_bytes_per_s": 3930000000000.0,
-    "l2_bytes_per_s": 6056000000000.0,
+    "l2_bytes_per_s": 6054000000000.0,
     "issue_efficiency": 1.0,
     "l1_wavefronts_per_sm_cycle": 0.4338,
     "alu_latency_cycles": 2.939,
     "dram_latency_under_load": 1.0,
-    "barrier_cycles": 0.001424,
-    "barrier_cycles_per_warp": 27.13,
+    "barrier_cycles": 0.001669,
+    "barrier_cycles_per_warp": 27.14,
     "atomic_request_s": 1.906e-10,
-    "shared_atomic_cycles": 5.998e-10,
+    "shared_atomic_cycles": 7.578e-10,
     "overlap_p": 1.933,
     "atomics_per_s": 189200000000.0,
 }
@@ -94,6 +95,8 @@ H200 = GPU(
         "of a tiny kernel, median of 20)",
         "issue_per_sm_cycle": "4 warp schedulers per SM, 1 instruction per cycle each "
         "{cite}`nvidia-hopper-whitepaper`",
+        "fp64_cycles_per_warp_inst": "64 FP64 units per SM, 16 per scheduler: 2 cycles per warp "
+        "instruction {cite}`nvidia-hopper-whitepaper`",
         "atomic_int_op_s, atomic_float_op_s": "measured: benchmarks/results/instruction_costs.json "
         "(same-address atomics with 1 to 32 lanes per warp: 0.743 ns per integer warp "
         "instruction, 1.75 ns per float lane)",
@@ -131,9 +134,10 @@ T4 = H200.with_(
     l2_bytes=4 * 2**20,
     l2_bytes_per_s=H200_FIT["l2_bytes_per_s"] * 40 * 1.59 / (132 * 1.98),
     launch_s=3e-6,
+    fp64_cycles_per_warp_inst=64.0,  # 2 FP64 units per SM (Turing whitepaper): 1/32 of FP32
     validated=False,
     sources={
-        "sms, clock_hz, l2_bytes, dram_peak_bytes_per_s": "NVIDIA Turing whitepaper and T4 datasheet {cite}`nvidia-turing-whitepaper`, "
+        "sms, clock_hz, l2_bytes, dram_peak_bytes_per_s, fp64_cycles_per_warp_inst": "NVIDIA Turing whitepaper and T4 datasheet {cite}`nvidia-turing-whitepaper`, "
         "{cite}`nvidia-t4-datasheet`",
         "everything else": "the H200's measured latencies and fitted per-cycle constants, "
         "bandwidths scaled: NOT VALIDATED on a T4 (Colab's GPU: run "

@@ -29,6 +29,7 @@ LIMITERS = {
     "shared": "shared-memory wavefronts",
     "issue": "instruction issue",
     "atomics": "atomics contention",
+    "fp64": "FP64 pipe",
     "latency": "latency with too little in flight (Little's law)",
     "barrier": "barrier stalls",
     "launch": "launch overhead",
@@ -38,6 +39,7 @@ LIMITERS = {
 MEMORY_STAGES = ("dram", "l2", "l1")
 WARPS_TOUCHING = "warps executing the line"  # per-line key: warps with >= 1 execution
 MATH_INST = "math library warp instructions"  # per-line key: what its math calls cost
+F64_SHARE = "share of arithmetic in float64"  # per-line key: numba computes it in double
 
 
 @dataclass
@@ -125,6 +127,18 @@ def instruction_counts(counts, weights=None):
     return inst, thr, per_line
 
 
+def fp64_instructions(counts) -> float:
+    """Warp instructions of float64 arithmetic: each line's arithmetic operations (multiply-adds
+    fused, as weights.py counts them) times the share the simulator saw computed in float64."""
+    total = 0.0
+    for ln, c in counts.lines.items():
+        share = c.get(F64_SHARE, 0.0)
+        info = counts.infos.get(ln)
+        if share and info is not None:
+            total += c.get(M.INST_EXECUTED, 0) * info.features.get("ops", 0) * share
+    return total
+
+
 def math_instructions(counts) -> float:
     """Warp instructions of the launch's math-library calls (weights.MATH_CALL_INSTRUCTIONS)."""
     return float(sum(c.get(MATH_INST, 0.0) for c in counts.lines.values()))
@@ -188,6 +202,10 @@ def bounds(counts, gpu, weights=None):
     )
     issue_rate = min(gpu.issue_per_sm_cycle, warps_per_sm) * gpu.issue_efficiency
     t["issue"] = inst / (active_sms * clk * issue_rate)
+    # float64 arithmetic runs on the FP64 units, fewer than the FP32 ones: a warp instruction
+    # holds its scheduler's FP64 pipe for several cycles
+    f64 = fp64_instructions(counts)
+    t["fp64"] = f64 * gpu.fp64_cycles_per_warp_inst / (active_sms * clk * gpu.issue_per_sm_cycle)
     # atomics: one address applies its L2 operations one after another (a lane each, or one
     # per warp instruction where the compiler combines them: perf/uniform.py); requests to one
     # 2 KB chunk queue at one L2 unit; and all requests share the L2's atomic throughput

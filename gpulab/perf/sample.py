@@ -24,6 +24,7 @@ from ..sim.runner import run as _run
 from .uniform import aggregated_atomic_lines
 from .weights import MATH_CALL_INSTRUCTIONS
 
+_FLOAT_OPS = frozenset({"Add", "Sub", "Mult", "Div"})  # what the FP pipes do (Pow is a call)
 KEY = np.int64(1) << 40  # block * KEY + chunk: byte addresses stay below 2**40
 SECTOR = SECTOR_BYTES  # the unit L1 and L2 move (metrics.py holds the rule)
 LINE = 4 * SECTOR_BYTES  # an L1 cache line: four sectors under one tag
@@ -59,14 +60,16 @@ class _Keys:
     """A growing set of int64 keys, compacted now and then."""
 
     def __init__(self):
-        self.parts, self.n = [], 0
+        self.parts, self.n, self.compacted = [], 0, 0
 
     def add(self, keys):
         self.parts.append(keys)
         self.n += len(keys)
-        if len(self.parts) > 64 or self.n > 4_000_000:
+        # compact when the pieces double what the last compaction left: a set of millions of
+        # distinct keys (a random walk over a big table) is not re-sorted on every access
+        if len(self.parts) > 64 or self.n > max(4_000_000, 2 * self.compacted):
             self.parts = [np.unique(np.concatenate(self.parts))]
-            self.n = len(self.parts[0])
+            self.n = self.compacted = len(self.parts[0])
 
     def count(self):
         return len(np.unique(np.concatenate(self.parts))) if self.parts else 0
@@ -83,6 +86,8 @@ class Recorder:
         self.atomic_chunks = []  # (array name, ATOMIC_CHUNK of each (warp, sector) request)
         self.atomic_sectors = 0  # (warp instruction, 32-byte sector) pairs
         self.math_inst = {}  # line -> warp instructions of math-library calls
+        self.arith = {}  # line -> warp-level arithmetic operations executed
+        self.arith_f64 = {}  # line -> those of them computed in float64
         self.ctx = None  # the running Context (for the math hooks)
         self.l1_lines = 0  # (warp instruction, 128-byte line) pairs of global accesses
         self.shared_atomic_steps = 0
@@ -190,16 +195,30 @@ def _recording(rec: Recorder):
         rec.static_shared = max(rec.static_shared, self._static_shared)
         return out
 
+    orig_arith = C.__dict__["arith"]
+
+    def arith(left, op, right):
+        out = orig_arith.__func__(left, op, right)
+        ctx = rec.ctx
+        if ctx is not None and op in _FLOAT_OPS:
+            warps = int(np.count_nonzero(ctx.mask.reshape(-1, WARP).any(axis=1)))
+            rec.arith[ctx.line] = rec.arith.get(ctx.line, 0) + warps
+            if getattr(out, "dtype", None) == np.float64:
+                rec.arith_f64[ctx.line] = rec.arith_f64.get(ctx.line, 0) + warps
+        return out
+
     math_orig = {n: f for n, f in vars(_pyshims.MATH).items() if n in MATH_CALL_INSTRUCTIONS}
     for n, f in math_orig.items():
         setattr(_pyshims.MATH, n, _counting_math(rec, n, f))
     G._account, A.atomic, S._shared, C.stmt = account, atomic, shared, stmt
+    C.arith = staticmethod(arith)
     _memory.GlobalShadow = lambda array: None
     try:
         yield rec
     finally:
         G._account, A.atomic, _memory.GlobalShadow = orig_account, orig_atomic, orig_shadow
         S._shared, C.stmt = orig_shared, orig_stmt
+        C.arith = orig_arith
         for n, f in math_orig.items():
             setattr(_pyshims.MATH, n, f)
 

@@ -26,16 +26,16 @@ FEATURES = ("ops", "divmod", "cmp", "gmem", "smem", "index", "call", "const", "b
 # Fitted by benchmarks/perf_model.py predict (perf_model.json["calibration"]["weights"]).
 WEIGHTS = {
     "ops": 1.033,
-    "divmod": 13.905,
+    "divmod": 13.906,
     "cmp": 1.486,
-    "gmem": 8.578,
+    "gmem": 8.579,
     "smem": 2.489,
     "index": 1.414,
     "call": 0.756,
     "const": 0.236,
     "branch": 1.106,
     "iter": 5.019,
-    "warp": 11.145,
+    "warp": 11.144,
 }
 
 
