@@ -79,11 +79,7 @@ def time_limit(seconds: float, what: str = "the function"):
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        if persisted:
-            frames, previous = persisted
-            sys.settrace(previous)
-            for f in frames:
-                f.f_trace = None
+        _stop_raising(persisted)
         signal.signal(signal.SIGALRM, outer_handler)
         if outer_left:
             signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer_left - (time.monotonic() - start)))
@@ -130,6 +126,16 @@ def _keep_raising(frame, message, error=None):
         f = f.f_back
     sys.settrace(tracer)
     return frames, previous
+
+
+def _stop_raising(persisted):
+    """Undo :func:`_keep_raising` (``persisted``: the list it filled, emptied here)."""
+    if persisted:
+        frames, previous = persisted
+        sys.settrace(previous)
+        for f in frames:
+            f.f_trace = None
+        persisted.clear()
 
 
 def timed(fn, seconds: float = 30.0):
@@ -225,12 +231,7 @@ def install_cell_time_limit(seconds: float | None = None):
 
     def post(result=None):
         signal.setitimer(signal.ITIMER_REAL, 0)
-        if persisted:
-            frames, previous = persisted
-            sys.settrace(previous)
-            for f in frames:
-                f.f_trace = None
-            persisted.clear()
+        _stop_raising(persisted)
 
     ip.events.register("pre_run_cell", pre)
     ip.events.register("post_run_cell", post)

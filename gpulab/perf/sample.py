@@ -201,7 +201,7 @@ def _recording(rec: Recorder):
         out = orig_arith.__func__(left, op, right)
         ctx = rec.ctx
         if ctx is not None and op in _FLOAT_OPS:
-            warps = int(np.count_nonzero(ctx.mask.reshape(-1, WARP).any(axis=1)))
+            warps = ctx.active_warps()
             rec.arith[ctx.line] = rec.arith.get(ctx.line, 0) + warps
             if getattr(out, "dtype", None) == np.float64:
                 rec.arith_f64[ctx.line] = rec.arith_f64.get(ctx.line, 0) + warps
@@ -233,7 +233,7 @@ def _counting_math(rec, name, fn):
         ctx = rec.ctx
         if ctx is not None:
             prec = "float32" if getattr(out, "dtype", None) == np.float32 else "float64"
-            warps = int(np.count_nonzero(ctx.mask.reshape(-1, WARP).any(axis=1)))
+            warps = ctx.active_warps()
             rec.math_inst[ctx.line] = rec.math_inst.get(ctx.line, 0.0) + warps * cost[prec]
         return out
 
