@@ -14,13 +14,14 @@ Fits T(n) = a + b n on the large sizes (bandwidth) and reads a from the small on
 converts with the ring model T = 2(p-1) alpha + 2 (p-1)/p n / B into alpha and B, the numbers
 gpulab.models.comms takes. Also reports nccl-tests' bus bandwidth, and a peer-to-peer copy
 (torch copy_ cuda:0 -> cuda:1 and back, events). NVLink multicast (NVLS) is left off
-(NCCL_NVLS_ENABLE=0). Writes benchmarks/results/allreduce_alpha_beta.json; prints SKIP and exits
+(NCCL_NVLS_ENABLE=0). Writes gpulab/data/results/allreduce_alpha_beta.json; prints SKIP and exits
 0 without torch or with fewer than two GPUs.
 
 Run from the repository root on a machine with 2+ GPUs:  python benchmarks/allreduce_alpha_beta.py
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import os
@@ -28,7 +29,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "results", "allreduce_alpha_beta.json")
+OUT = os.path.join(RESULTS_DIR, "allreduce_alpha_beta.json")
 SIZES = [2**k for k in range(3, 31, 1)]  # bytes: 8 B .. 1 GiB
 REPEATS = 20
 WARMUP = 5

@@ -1,4 +1,4 @@
-"""Amdahl measured on a GPU (chapter 10); writes benchmarks/results/amdahl_gpu.json.
+"""Amdahl measured on a GPU (chapter 10); writes gpulab/data/results/amdahl_gpu.json.
 
 One step of a pipeline = fixed host work (numpy, serial) + one kernel whose grid-stride loop
 spreads a fixed amount of arithmetic over ``p`` blocks of 256 threads, then a synchronise.
@@ -12,6 +12,7 @@ Run from the repository root:  python benchmarks/amdahl_gpu.py     (well under a
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import os
@@ -26,7 +27,7 @@ sys.path.insert(0, HERE)
 
 from benchenv import environment, gpu_present  # noqa: E402
 
-OUT = os.path.join(HERE, "results", "amdahl_gpu.json")
+OUT = os.path.join(RESULTS_DIR, "amdahl_gpu.json")
 
 N = 1 << 20  # elements
 ITERS = 2048  # dependent multiply-adds per element

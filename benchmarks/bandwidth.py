@@ -1,4 +1,4 @@
-"""GPU bandwidth and matmul benchmarks for chapters 05-06; writes benchmarks/results/bandwidth.json.
+"""GPU bandwidth and matmul benchmarks for chapters 05-06; writes gpulab/data/results/bandwidth.json.
 
 Measures, with CUDA events after a warm-up (median of several runs):
   * copy: the chapter's copy kernels (one float32 per thread, grid-stride, 8- and 16-byte
@@ -11,6 +11,7 @@ Without a GPU it prints SKIP and exits 0 without touching the results file.
 Run:  python benchmarks/bandwidth.py            (about a minute on an H200)
 """
 
+from gpulab.results import RESULTS_DIR
 import json
 import os
 import sys
@@ -226,7 +227,7 @@ def main():
     bench_strided(res, big)
     bench_transpose(res, int(os.environ.get("GPULAB_BENCH_SIDE", 16384)))
     bench_matmul(res, int(os.environ.get("GPULAB_BENCH_N", 4096)))
-    path = os.environ.get("GPULAB_BENCH_OUT") or os.path.join(HERE, "results", "bandwidth.json")
+    path = os.environ.get("GPULAB_BENCH_OUT") or os.path.join(RESULTS_DIR, "bandwidth.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         json.dump(res, f, indent=2)

@@ -8,7 +8,7 @@ the paths are different code the compiler cannot merge). "divergent": lane l of 
 path ``l % P``, so each warp executes P paths one after another; "uniform": whole warps take path
 ``warp % P``, the same work per thread with no divergence inside a warp. The model
 T_warp = sum of T_p predicts time ~ P for "divergent" (all T_p equal) and flat for "uniform".
-CUDA events, after a warm-up, median of repeats. Writes ``benchmarks/results/divergence_paths.json``;
+CUDA events, after a warm-up, median of repeats. Writes ``gpulab/data/results/divergence_paths.json``;
 skips without a GPU.
 
 ``python benchmarks/divergence_paths.py sass`` prints the kernel's SASS instruction counts (needs
@@ -19,6 +19,7 @@ Run: ``python benchmarks/divergence_paths.py``
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import os
@@ -26,7 +27,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-OUT = os.path.join(HERE, "results", "divergence_paths.json")
+OUT = os.path.join(RESULTS_DIR, "divergence_paths.json")
 PATHS = [1, 2, 4, 8, 16, 32]
 ITERS = [64, 256]
 NCU_ITERS = 64

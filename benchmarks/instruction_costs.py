@@ -16,6 +16,7 @@
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import math
@@ -27,7 +28,7 @@ from numba import cuda
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-OUT = os.path.join(HERE, "results", "instruction_costs.json")
+OUT = os.path.join(RESULTS_DIR, "instruction_costs.json")
 NCU_COMMAND = (
     "ncu --clock-control none --print-units base --csv --log-file ncu_costs.csv "
     "--metrics gpu__time_duration.sum,smsp__inst_executed.sum "

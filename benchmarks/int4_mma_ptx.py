@@ -1,5 +1,5 @@
 """Does ptxas accept sub-byte (INT4) and INT8 tensor-core PTX for sm_80 and sm_90, and what SASS
-does it make? (seed 001's "INT4" claim.) Writes benchmarks/results/int4_mma_ptx.json.
+does it make? (seed 001's "INT4" claim.) Writes gpulab/data/results/int4_mma_ptx.json.
 
 For each PTX ``mma.sync`` variant below, a one-instruction kernel is assembled with
 ``ptxas -arch=sm_XX`` and, when that succeeds, disassembled with ``cuobjdump -sass``; the JSON
@@ -10,6 +10,7 @@ Run: ``python benchmarks/int4_mma_ptx.py``
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import os
@@ -21,7 +22,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "results", "int4_mma_ptx.json")
+OUT = os.path.join(RESULTS_DIR, "int4_mma_ptx.json")
 
 # name -> (mma shape/types, registers of A, B, C/D)
 VARIANTS = {

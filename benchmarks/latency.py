@@ -1,4 +1,4 @@
-"""Pointer-chase latency ladder on the GPU (chapters 01 and 05); writes benchmarks/results/latency.json.
+"""Pointer-chase latency ladder on the GPU (chapters 01 and 05); writes gpulab/data/results/latency.json.
 
 One thread follows j = a[j] around ONE random cycle through all nodes (nodes 128 bytes apart, so
 every node is its own cache line), so every load depends on the previous one and nothing overlaps.
@@ -13,6 +13,7 @@ Without a GPU it prints SKIP and exits 0.
 Run:  python benchmarks/latency.py            (about a minute on an H200)
 """
 
+from gpulab.results import RESULTS_DIR
 import json
 import os
 import sys
@@ -152,7 +153,7 @@ def main():
         "global": rows,
         "shared": {"ns": ns, "ns_each_repeat": each, "cycles_at_max_clock": ns * clock_ghz},
     }
-    path = os.environ.get("GPULAB_BENCH_OUT") or os.path.join(HERE, "results", "latency.json")
+    path = os.environ.get("GPULAB_BENCH_OUT") or os.path.join(RESULTS_DIR, "latency.json")
     with open(path, "w") as f:
         json.dump(res, f, indent=1)
     print("wrote", path)

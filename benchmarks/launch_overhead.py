@@ -1,4 +1,4 @@
-"""Launch overhead as the serial part (chapter 10); writes benchmarks/results/launch_overhead.json.
+"""Launch overhead as the serial part (chapter 10); writes gpulab/data/results/launch_overhead.json.
 
 Measures on a GPU, after a warm-up, median of repeats, and labels each figure for what it is
 ("launch_parts" in the JSON):
@@ -24,6 +24,7 @@ Run from the repository root:  python benchmarks/launch_overhead.py     (about a
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import dataclasses
 import json
@@ -37,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
-OUT = os.path.join(HERE, "results", "launch_overhead.json")
+OUT = os.path.join(RESULTS_DIR, "launch_overhead.json")
 
 N_LAUNCH = 5000
 REPEATS = 7

@@ -1,4 +1,4 @@
-"""Run a benchmark under Nsight Compute and record its counters into benchmarks/results/.
+"""Run a benchmark under Nsight Compute and record its counters into gpulab/data/results/.
 
     python benchmarks/ncu_runs.py divergence   # -> divergence_paths.json["ncu"]
     python benchmarks/ncu_runs.py strided      # -> strided_copy.json["ncu"]
@@ -13,6 +13,7 @@ listed under "metrics_unavailable". Needs ncu and a GPU.
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import csv
 import json
@@ -23,7 +24,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-RESULTS = os.path.join(HERE, "results")
+RESULTS = RESULTS_DIR
 NCU = os.environ.get("NCU", "ncu")
 PY = sys.executable
 

@@ -1,5 +1,5 @@
 """gpulab's occupancy calculator against NVIDIA's own cuda_occupancy.h, for sm_70 to sm_90, on
-the CPU (no GPU needed); writes benchmarks/results/occupancy_vs_cuda_occupancy_h.json.
+the CPU (no GPU needed); writes gpulab/data/results/occupancy_vs_cuda_occupancy_h.json.
 
 cuda_occupancy.h (shipped with the CUDA toolkit and in the nvidia-cuda-runtime wheels) is the
 header-only host implementation of the occupancy calculator. ``occupancy_h/occ_grid.cpp`` fills
@@ -19,6 +19,7 @@ Run: ``python benchmarks/occupancy_vs_cuda_occupancy_h.py [path/to/include]``  (
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import hashlib
 import json
@@ -37,7 +38,7 @@ from benchenv import environment  # noqa: E402
 
 from gpulab.models.occupancy import ARCHS  # noqa: E402
 
-OUT = HERE / "results" / "occupancy_vs_cuda_occupancy_h.json"
+OUT = RESULTS_DIR / "occupancy_vs_cuda_occupancy_h.json"
 KB = 1024
 
 # The per-SM limits the header is given, per compute capability: (max resident threads per SM,

@@ -5,12 +5,13 @@ static shared arrays) and many block sizes and dynamic shared sizes, ask the dri
 (``cuOccupancyMaxActiveBlocksPerMultiprocessor``) how many blocks fit per SM and compare with
 ``gpulab.models.occupancy.occupancy`` fed the kernel's actual register and shared-memory counts.
 Also records the device limits next to gpulab's table, and each kernel's registers and local
-(spill) bytes. Writes ``benchmarks/results/occupancy_vs_driver.json``; skips without a GPU.
+(spill) bytes. Writes ``gpulab/data/results/occupancy_vs_driver.json``; skips without a GPU.
 
 Run: ``python benchmarks/occupancy_vs_driver.py``
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import os
@@ -20,7 +21,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-OUT = os.path.join(HERE, "results", "occupancy_vs_driver.json")
+OUT = os.path.join(RESULTS_DIR, "occupancy_vs_driver.json")
 
 BLOCKS = [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 416, 512, 640, 768, 896, 1024]
 DYNAMIC = [0, 100, 1024, 4096, 10_000, 16 * 1024, 24_000, 40 * 1024, 47 * 1024, 48 * 1024, 60 * 1024]

@@ -16,6 +16,7 @@ blocks, scattered float atomics and a single-block latency-bound loop.
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import math
@@ -28,7 +29,7 @@ from numba import cuda, float32, float64, int32
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-OUT = os.path.join(HERE, "results", "perf_blind.json")
+OUT = os.path.join(RESULTS_DIR, "perf_blind.json")
 NCU_COMMAND = (
     "ncu --clock-control none --print-units base --csv --log-file ncu_blind.csv "
     "--metrics gpu__time_duration.sum,smsp__inst_executed.sum,dram__bytes_read.sum,"

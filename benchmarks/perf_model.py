@@ -15,6 +15,7 @@ calibrated constants and are reported separately.
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import os
@@ -26,7 +27,7 @@ from numba import cuda, float32
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-RESULTS = os.path.join(HERE, "results")
+RESULTS = RESULTS_DIR
 OUT = os.path.join(RESULTS, "perf_model.json")
 NCU_METRICS = [
     "gpu__time_duration.sum",

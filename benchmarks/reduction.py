@@ -1,4 +1,4 @@
-"""Reduction benchmarks for chapter 08; writes benchmarks/results/reduction.json.
+"""Reduction benchmarks for chapter 08; writes gpulab/data/results/reduction.json.
 
 Measured in one run, on float32, with GPU events around 20 back-to-back calls after a warm-up
 (median of 7), so that numba's host-side launch overhead overlaps the GPU work:
@@ -15,6 +15,7 @@ Run:  python benchmarks/reduction.py            (about a minute on an H200)
       python benchmarks/reduction.py --quick    (smaller sizes, for a smoke test)
 """
 
+from gpulab.results import RESULTS_DIR
 import argparse
 import json
 import math
@@ -32,7 +33,7 @@ from numba import cuda  # noqa: E402
 
 from benchenv import environment, gpu_present  # noqa: E402
 
-OUT = os.path.join(HERE, "results", "reduction.json")
+OUT = os.path.join(RESULTS_DIR, "reduction.json")
 
 
 def time_launches(fn, record, elapsed, sync, reps=7, inner=20, warmup=3):

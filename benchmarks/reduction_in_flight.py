@@ -1,5 +1,5 @@
 """Bytes in flight per SM for the recorded reductions (chapter 08 <-> chapter 01's Little's law);
-writes benchmarks/results/reduction_in_flight.json. Nothing here is timed again.
+writes gpulab/data/results/reduction_in_flight.json. Nothing here is timed again.
 
 MEASURED (read from other results files): the per-block reductions' and the best grid-stride
 sum's GB/s and launch configuration (reduction.json), the H200's DRAM load latency (latency.json,
@@ -15,6 +15,7 @@ Run: ``python benchmarks/reduction_in_flight.py``   (CPU; on a GPU it also reads
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import os
@@ -23,7 +24,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-OUT = os.path.join(HERE, "results", "reduction_in_flight.json")
+OUT = os.path.join(RESULTS_DIR, "reduction_in_flight.json")
 
 
 def kernel_resources():
@@ -132,7 +133,7 @@ def main() -> int:
 
     red, lat = results.load("reduction"), results.load("latency")
     if red is None or lat is None:
-        print("needs reduction.json and latency.json in benchmarks/results")
+        print("needs reduction.json and latency.json in gpulab/data/results")
         return 1
     resources = kernel_resources()
     res = derive(red, lat, resources)

@@ -1,11 +1,12 @@
 """Execute every chapter notebook top to bottom and record how long each took.
 
 On a GPU machine this is the check that every chapter runs with backend="auto" on the GPU;
-on a CPU it times the simulator path. Writes benchmarks/results/notebooks_<gpu|cpu>.json.
+on a CPU it times the simulator path. Writes gpulab/data/results/notebooks_<gpu|cpu>.json.
 
     python benchmarks/run_notebooks.py [--timeout 600] [chapters/05_memory.ipynb ...]
 """
 
+from gpulab.results import RESULTS_DIR
 import argparse
 import json
 import os
@@ -71,7 +72,7 @@ def main():
         )
         print(f"{'ok ' if error is None else 'ERR'} {dt:7.1f} s  {path.name}  {banner}", flush=True)
     which = gpulab.BACKEND
-    out = Path(opts.out) if opts.out else ROOT / "benchmarks" / "results" / f"notebooks_{which}.json"
+    out = Path(opts.out) if opts.out else RESULTS_DIR / f"notebooks_{which}.json"
     out.write_text(
         json.dumps(
             {

@@ -6,7 +6,7 @@ checks every result against a float64 matmul of the same inputs on the GPU, and 
 compiler made of each kernel (registers, local memory, PTX and, where nvdisasm exists, SASS
 instruction counts). Writes sgemm.json (+ the SASS of the steps named by --asm) into --out.
 
-    python benchmarks/sgemm.py --out benchmarks/results
+    python benchmarks/sgemm.py --out gpulab/data/results
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def merge_ncu(csv_path: str, json_path: str, order=NCU_PROFILED) -> dict:
         "command": "ncu --clock-control none --print-units base --csv -k regex:sgemm "
         "--metrics $(python benchmarks/sgemm.py --ncu-metrics) python "
         "benchmarks/sgemm.py --size 4096 --profile " + " ".join(order),
-        "raw": "benchmarks/results/raw/sgemm_ncu.csv.gz",
+        "raw": "benchmarks/raw/sgemm_ncu.csv.gz",
         "kernels": dict(zip(order, launches.values())),
     }
     Path(json_path).write_text(json.dumps(doc, indent=1))
@@ -205,7 +205,7 @@ def merge_ncu(csv_path: str, json_path: str, order=NCU_PROFILED) -> dict:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, default=4096)
-    ap.add_argument("--out", default="benchmarks/results")
+    ap.add_argument("--out", default="gpulab/data/results")
     ap.add_argument(
         "--asm",
         nargs="*",

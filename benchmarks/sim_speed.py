@@ -2,7 +2,7 @@
 
 Runs each kernel of the issue (8192-element vector add, 4096-element shared-memory tree
 reduction, 64x64 tiled matmul) on both, checks both give the right answer, and writes medians
-to benchmarks/results/sim_speed.json. The reduction and the matmul are the book's own
+to gpulab/data/results/sim_speed.json. The reduction and the matmul are the book's own
 (``gpulab.kernels.reduce.reduce_sum``, ``gpulab.kernels.matmul.matmul_tiled``); the vector add,
 which no chapter imports from the library, is written here. Numba's simulator runs in a subprocess with
 NUMBA_ENABLE_CUDASIM=1, as a reader would use it. Also measures the peak memory of a
@@ -11,6 +11,7 @@ NUMBA_ENABLE_CUDASIM=1, as a reader would use it. Also measures the peak memory 
     python benchmarks/sim_speed.py [--reps 3]
 """
 
+from gpulab.results import RESULTS_DIR
 import argparse
 import json
 import os
@@ -107,9 +108,9 @@ def run(code, env, *args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--out", default=str(HERE / "results" / "sim_speed.json"))
+    ap.add_argument("--out", default=str(RESULTS_DIR / "sim_speed.json"))
     opts = ap.parse_args()
-    kdir = HERE / "results" / ".kernels"
+    kdir = HERE / ".kernels"
     kdir.mkdir(parents=True, exist_ok=True)
     (kdir / "sim_speed_kernels.py").write_text(KERNELS)
     base = dict(os.environ, GPULAB_QUIET="1", PYTHONPATH=str(ROOT))

@@ -2,7 +2,7 @@
 Nsight Compute's Warp State statistics (seed 003: Long Scoreboard, Barrier, MIO Throttle).
 
 ``python benchmarks/ncu_runs.py stalls`` runs this under ncu and writes
-benchmarks/results/stall_reasons.json (per kernel: every smsp__average_warps_issue_stalled_*
+gpulab/data/results/stall_reasons.json (per kernel: every smsp__average_warps_issue_stalled_*
 _per_issue_active.ratio, i.e. the average number of warps stalled for that reason per issued
 instruction, and each reason's share of the total). ``python benchmarks/stall_reasons.py sim``
 prints what gpulab's simulator counts for the same kernels on a small launch (no GPU needed).

@@ -1,5 +1,5 @@
 """Strided copy out[i] = a[i * stride] past stride 8 (chapter 05); writes
-benchmarks/results/strided_copy.json.
+gpulab/data/results/strided_copy.json.
 
 The same number of loads (N_LOADS float32, one per thread, gpulab.kernels.memory.copy_strided) for
 strides 1..64: time (CUDA events, median) and GB/s of USEFUL bytes (4 B read + 4 B written per
@@ -12,6 +12,7 @@ Run: ``python benchmarks/strided_copy.py``
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import json
 import os
@@ -22,7 +23,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-OUT = os.path.join(HERE, "results", "strided_copy.json")
+OUT = os.path.join(RESULTS_DIR, "strided_copy.json")
 STRIDES = [1, 2, 4, 8, 16, 32, 64]
 N_LOADS = 1 << 24  # 64 MiB of useful float32 per launch; stride 64 spans 4 GiB
 BLOCK = 256

@@ -8,6 +8,7 @@ against the best copy, with CUDA events after a warm-up (same timer as bandwidth
     python benchmarks/transpose_variants.py
 """
 
+from gpulab.results import RESULTS_DIR
 import json
 import os
 import sys
@@ -82,7 +83,7 @@ def main():
         res["variants"][f"{TILE}x{ROWS}"] = {"ms": ms, "GBps": nbytes / ms / 1e6, "correct": ok}
         print(f"{TILE}x{ROWS}: {nbytes / ms / 1e6:7.0f} GB/s  correct={ok}", flush=True)
     print(f"torch copy: {res['torch_copy_GBps']:.0f} GB/s")
-    out_path = os.path.join(HERE, "results", "transpose_variants.json")
+    out_path = os.path.join(RESULTS_DIR, "transpose_variants.json")
     with open(out_path, "w") as f:
         json.dump(res, f, indent=1)
 

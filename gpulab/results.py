@@ -1,31 +1,27 @@
 """Where recorded benchmark results live, and how to read one: the single lookup every
 chapter, plot and model uses.
 
-A results file is ``<name>.json`` written by a ``benchmarks/`` script. It is looked up in
-$GPULAB_RESULTS, then benchmarks/results/ of the source tree gpulab runs from, of the working
-directory, and of its parent (a notebook runs from chapters/).
+A results file is ``<name>.json`` written by a ``benchmarks/`` script into :data:`RESULTS_DIR`,
+``gpulab/data/results/``: package data, so a pip-installed gpulab (Colab, a wheel in an empty
+folder) reads the same recorded figures as a clone. ``$GPULAB_RESULTS``, when set, is looked up
+first (your own GPU's results).
 """
 
 import json
 import os
 from pathlib import Path
 
-SOURCE_TREE = Path(__file__).resolve().parents[1]
+RESULTS_DIR = Path(__file__).resolve().parent / "data" / "results"
 
 
 def roots() -> list[Path]:
     """Candidate results folders, in lookup order (those that may not exist included)."""
     env = os.environ.get("GPULAB_RESULTS")
-    out = [Path(env)] if env else []
-    return out + [
-        SOURCE_TREE / "benchmarks" / "results",
-        Path.cwd() / "benchmarks" / "results",
-        Path.cwd().parent / "benchmarks" / "results",
-    ]
+    return ([Path(env)] if env else []) + [RESULTS_DIR]
 
 
 def path(name: str) -> Path | None:
-    """The first ``<name>.json`` found, or None when this copy has none (e.g. a pip install)."""
+    """The first ``<name>.json`` found, or None when no root has it."""
     for root in roots():
         p = root / f"{name}.json"
         if p.is_file():

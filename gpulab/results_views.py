@@ -1,5 +1,5 @@
 """Small, labelled views of recorded H200 results for chapters: each function reads one
-``benchmarks/results/<name>.json`` (through :mod:`gpulab.results`) and returns a dict or a list of
+``gpulab/data/results/<name>.json`` (through :mod:`gpulab.results`) and returns a dict or a list of
 row dicts whose keys say what each number is. None when the file is absent (a pip install).
 
 Every number comes from the file; the only arithmetic here is ratios and unit changes, and each

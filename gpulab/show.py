@@ -91,11 +91,24 @@ def print_wrapped(text, width: int = OUTPUT_COLUMNS) -> None:
             print(textwrap.fill(line, width, subsequent_indent="  ", break_long_words=False))
 
 
+def glue(name: str, value, display: bool = True) -> None:
+    """Pass ``value`` to the book's text as ``{glue}`name``` (myst-nb's glue, when the book is
+    being built or myst-nb is installed); elsewhere (Colab, a plain Jupyter) only show it when
+    ``display`` is true. Chapters call this, never myst_nb directly, so they run without myst-nb."""
+    try:
+        from myst_nb import glue as _myst_glue
+    except ImportError:
+        if display:
+            from IPython.display import display as _display
+
+            _display(value)
+        return
+    _myst_glue(name, value, display=display)
+
+
 def glue_figure(name: str, fig) -> None:
     """Glue ``fig`` under ``name`` for a numbered, captioned ``{glue:figure}`` in the markdown,
     and close it so that the cell does not also show it without a caption."""
-    from myst_nb import glue
-
     glue(name, fig, display=False)
     try:
         import matplotlib.pyplot as plt

@@ -158,7 +158,7 @@ def test_chapter01_as_a_reader_sees_it(browser):
         "return document.querySelector('script[type=\"application/vnd.jupyter.widget-state+json\"]').textContent"
     )
     values = [m["state"].get("value") for m in json.loads(state)["state"].values()]
-    # the chapter starts the explorer at the measured DRAM latency (benchmarks/results/latency.json)
+    # the chapter starts the explorer at the measured DRAM latency (gpulab/data/results/latency.json)
     from gpulab import results
     from gpulab.models import latency as lat
     from gpulab.widgets import latency as latwidgets

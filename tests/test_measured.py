@@ -18,7 +18,7 @@ from gpulab.models import mma  # noqa: E402
 from gpulab.plots import measured  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = ROOT / "gpulab" / "data" / "results"
 COMMITTED = sorted(p.stem for p in RESULTS.glob("*.json"))
 NOTEBOOK = ROOT / "book" / "measured_h200.ipynb"
 
@@ -109,7 +109,7 @@ def test_empty_copy_gives_messages_not_errors(tmp_path, capsys):
     assert set(card["verdict"]) == {"not measured"}
     for name in measured.SECTIONS:
         assert measured.show(name, tmp_path) == []
-    assert capsys.readouterr().out.count("No benchmarks/results/") == len(measured.SECTIONS)
+    assert capsys.readouterr().out.count("No gpulab/data/results/") == len(measured.SECTIONS)
 
 
 # ---------------------------------------------------------------- headline figures recomputed

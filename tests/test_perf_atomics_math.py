@@ -102,7 +102,7 @@ def test_math_calls_cost_their_measured_instructions():
 
 
 def test_math_table_is_the_recorded_measurement():
-    res = json.loads((ROOT / "benchmarks/results/instruction_costs.json").read_text())
+    res = json.loads((ROOT / "gpulab/data/results/instruction_costs.json").read_text())
     rec = res["math_warp_instructions_per_call"]
     assert set(rec) == set(W.MATH_CALL_INSTRUCTIONS)
     for name, v in rec.items():

@@ -144,7 +144,7 @@ def test_gpus_carry_sources_and_a100_t4_are_not_validated():
 
 
 def test_calibrated_constants_match_the_recorded_fit():
-    res = json.loads((ROOT / "benchmarks/results/perf_model.json").read_text())
+    res = json.loads((ROOT / "gpulab/data/results/perf_model.json").read_text())
     cal = res["calibration"]
     for k, v in cal["params"].items():
         assert getattr(H200, k) == pytest.approx(v, rel=1e-3), k
@@ -155,7 +155,7 @@ def test_calibrated_constants_match_the_recorded_fit():
 
 
 def test_recorded_validation_meets_its_goal_on_held_out_kernels():
-    res = json.loads((ROOT / "benchmarks/results/perf_model.json").read_text())
+    res = json.loads((ROOT / "gpulab/data/results/perf_model.json").read_text())
     rows = res["rows"]
     held = [r for r in rows if r["role"] == "holdout"]
     assert len(rows) >= 30 and len(held) >= 8

@@ -2,7 +2,7 @@
 
 The book promises that each figure is measured, computed or cited. A number typed into markdown
 goes stale silently when a measurement is re-run, so chapter prose shows numbers through myst-nb
-`{glue}` roles (computed in the notebook or read from benchmarks/results/), or cites a source with
+`{glue}` roles (computed in the notebook or read from gpulab/data/results/), or cites a source with
 `{cite}` in the same paragraph. The few remaining literals are on a reviewed allow-list
 (tests/prose_numbers_allow.txt), each with its reason.
 """

@@ -274,7 +274,7 @@ def test_check_requires_coalesced_conflict_free_staging():
 
 def test_recorded_h200_run_is_consistent():
     d = results.load("sgemm")
-    assert d is not None, "benchmarks/results/sgemm.json is missing"
+    assert d is not None, "gpulab/data/results/sgemm.json is missing"
     env = d["environment"]
     for key in ("gpu", "driver", "numba", "numba_cuda", "torch", "date_utc"):
         assert env[key], key

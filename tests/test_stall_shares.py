@@ -1,5 +1,5 @@
 """Chapter 10 draws Nsight Compute's stall breakdown of the three stall kernels
-(benchmarks/results/stall_reasons.json) with gpulab.plots.amdahl.stall_shares."""
+(gpulab/data/results/stall_reasons.json) with gpulab.plots.amdahl.stall_shares."""
 
 import matplotlib
 import pytest

@@ -2,19 +2,20 @@
 
 On a GPU machine with ncu on the PATH, everything in one command (profiles the launches of
 ``kernels.py`` into ncu_h200.csv, then compares and writes ncu_h200_compare.txt and
-benchmarks/results/fidelity.json):
+gpulab/data/results/fidelity.json):
     python benchmarks/fidelity/ncu_vs_sim.py all
 The same in steps:
     ncu --clock-control none --csv --log-file ncu.csv \
         --metrics $(python benchmarks/fidelity/ncu_vs_sim.py metrics) \
         python benchmarks/fidelity/ncu_vs_sim.py gpu
-Anywhere (no GPU needed), to compare and write benchmarks/results/fidelity.json:
+Anywhere (no GPU needed), to compare and write gpulab/data/results/fidelity.json:
     python benchmarks/fidelity/ncu_vs_sim.py compare ncu.csv
 ``all`` also records where it ran (benchenv.environment() plus ncu's version) under the key
 "environment", as every results file does; ``compare`` keeps the "environment" block already in
 fidelity.json only when told the CSV came from that run (``--keep-env``), and otherwise writes none.
 """
 
+from gpulab.results import RESULTS_DIR
 import contextlib
 import csv
 import io
@@ -174,7 +175,7 @@ def main():
     elif cmd == "compare":
         env = None
         if "--keep-env" in sys.argv[3:]:
-            old = HERE.parent / "results" / "fidelity.json"
+            old = RESULTS_DIR / "fidelity.json"
             env = json.loads(old.read_text()).get("environment") if old.is_file() else None
         report(sys.argv[2], env)
     else:
@@ -185,7 +186,7 @@ def report(path, env=None):
     """Compare ncu's log at ``path`` with the simulator, write fidelity.json (with ``env`` under
     "environment" when given: where the GPU step ran), print the table."""
     result, bad = compare(path)
-    out = HERE.parent / "results" / "fidelity.json"
+    out = RESULTS_DIR / "fidelity.json"
     record = ({"environment": env} if env else {}) | result
     out.write_text(json.dumps(record, indent=1) + "\n")
     w = max(len(k) for k in result)

@@ -2,7 +2,7 @@
 
     python benchmarks/probes/bits_probe.py gpu sim   # prints each backend's results as JSON
 
-The H200's answer is recorded in benchmarks/results/raw/bits_probe_h200.json (2026-12-01);
+The H200's answer is recorded in benchmarks/raw/bits_probe_h200.json (2026-12-01);
 tests/test_sim_bits_vs_h200.py holds the simulator to it."""
 
 import sys

@@ -3,12 +3,13 @@
 FP32 on the SIMT cores (TF32 disabled), TF32, BF16 and FP16 tensor cores (torch.matmul), and
 FP8 E4M3 (torch._scaled_mm, per-tensor scales, bf16 output; with and without use_fast_accum). Square sizes 256..8192; each
 timed with CUDA events after warm-up, median of ``REPS``; plus a device-to-device copy for
-the memory bandwidth of the roofline. Writes ``benchmarks/results/tensor_cores_throughput.json``
+the memory bandwidth of the roofline. Writes ``gpulab/data/results/tensor_cores_throughput.json``
 (the chapter reads it); without a GPU or torch it says so and exits 0.
 Run: ``python benchmarks/tensor_cores/matmul_throughput.py``
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import datetime as _dt
 import json
@@ -17,7 +18,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # benchmarks/: the shared environment record
-OUT = os.path.join(os.path.dirname(HERE), "results", "tensor_cores_throughput.json")
+OUT = os.path.join(RESULTS_DIR, "tensor_cores_throughput.json")
 SIZES = [256, 512, 1024, 2048, 4096, 8192]
 REPS = 20
 BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "fp8_fast_accum": 1}

@@ -10,11 +10,12 @@ Two numba kernels call CUDA C++ device functions (tc_device.cu, compiled to PTX 
 2. ``wmma_tile_gemm``: a 16x16x16-tiled fp16 x fp16 -> fp32 matmul, compared with
    gpulab.models.mma.wmma_matmul and with a float64 reference.
 
-Writes ``benchmarks/results/tensor_cores_mma.json``; without a GPU it says so and exits 0.
+Writes ``gpulab/data/results/tensor_cores_mma.json``; without a GPU it says so and exits 0.
 Run: ``python benchmarks/tensor_cores/run_mma.py``   (needs nvcc and the cffi package)
 """
 
 from __future__ import annotations
+from gpulab.results import RESULTS_DIR
 
 import datetime as _dt
 import json
@@ -30,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(HERE))  # benchmarks/: the shared environment record
 SRC = os.path.join(HERE, "tc_device.cu")
 BUILD = os.path.join(HERE, "build")
-OUT = os.path.join(os.path.dirname(HERE), "results", "tensor_cores_mma.json")
+OUT = os.path.join(RESULTS_DIR, "tensor_cores_mma.json")
 
 from gpulab.models import mma  # noqa: E402
 

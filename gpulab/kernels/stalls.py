@@ -12,7 +12,7 @@ as Nsight Compute names them in its Warp State section):
 
 All three run on a GPU (numba.cuda) and on gpulab's simulator (``gpulab.launch``), which counts
 their loads, barriers and bank conflicts but does not model time or stalls; the measured stall
-breakdown on an H200 is in ``benchmarks/results/stall_reasons.json``
+breakdown on an H200 is in ``gpulab/data/results/stall_reasons.json``
 (``benchmarks/stall_reasons.py``).
 """
 

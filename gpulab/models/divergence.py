@@ -92,7 +92,7 @@ def describe_path_timings(data: dict | None) -> str:
     if not data:
         return (
             "no GPU timing recorded yet: run `python benchmarks/divergence_paths.py` on a "
-            "machine with an NVIDIA GPU (it writes benchmarks/results/divergence_paths.json)"
+            "machine with an NVIDIA GPU (it writes gpulab/data/results/divergence_paths.json)"
         )
     lines = [f"{data['device']}, {data['n_threads']:,} threads, blocks of {data['block']}"]
     for iters in sorted({r["iters"] for r in data["rows"]}):

@@ -172,7 +172,7 @@ def max_latency_covered(warps_per_sm: float, bytes_per_warp: float, n_sm: int, b
 def ladder_levels(
     chase: dict, l1_max_bytes: int = 64 * 1024, l2_fraction: float = 0.5, dram_factor: int = 16
 ) -> dict:
-    """The L1, L2 and DRAM rungs of a pointer-chase ladder (benchmarks/results/latency.json).
+    """The L1, L2 and DRAM rungs of a pointer-chase ladder (gpulab/data/results/latency.json).
 
     A rung is the median ns (and cycles at the recorded maximum clock) over the working sets
     that lie clearly inside that level: at most `l1_max_bytes` for L1; from 2 MiB to

@@ -406,7 +406,7 @@ def describe_driver_check(data: dict | None) -> str:
     if not data:
         return (
             "no driver comparison recorded yet: run `python benchmarks/occupancy_vs_driver.py`"
-            " on a machine with an NVIDIA GPU (it writes benchmarks/results/"
+            " on a machine with an NVIDIA GPU (it writes gpulab/data/results/"
             "occupancy_vs_driver.json)"
         )
     env = data.get("environment") or data  # files before benchenv kept these at the top

@@ -1,9 +1,9 @@
 """GPUs as data: the numbers gpulab's performance model needs, each with where it comes from.
 
 Three kinds of source: a vendor datasheet or whitepaper (``cite`` keys in book/references.bib),
-a measurement on the device recorded in ``benchmarks/results/`` (file named), or a constant
+a measurement on the device recorded in ``gpulab/data/results/`` (file named), or a constant
 fitted by ``benchmarks/perf_model.py predict`` on its "calibrate" kernels (recorded in
-``benchmarks/results/perf_model.json["calibration"]``; a test checks the two agree). Only the
+``gpulab/data/results/perf_model.json["calibration"]``; a test checks the two agree). Only the
 H200 has been measured; the A100 and T4 carry datasheet figures and the H200's fitted
 per-cycle constants, and are marked ``validated=False`` until someone measures them
 (``python benchmarks/perf_model.py gpu`` under ncu on that GPU, then ``predict``).
@@ -57,7 +57,7 @@ class GPU:
 
 _FIT = "fitted by benchmarks/perf_model.py predict on its calibrate kernels (perf_model.json)"
 
-# Calibrated on the H200 (benchmarks/results/perf_model.json["calibration"]["params"]).
+# Calibrated on the H200 (gpulab/data/results/perf_model.json["calibration"]["params"]).
 H200_FIT = {
     "dram_bytes_per_s": 3930000000000.0,
     "l2_bytes_per_s": 6054000000000.0,
@@ -87,17 +87,17 @@ H200 = GPU(
     launch_s=2.05e-6,
     validated=True,
     sources={
-        "sms, clock_hz, l2_bytes": "measured: benchmarks/results/*.json environment (132 SMs, "
+        "sms, clock_hz, l2_bytes": "measured: gpulab/data/results/*.json environment (132 SMs, "
         "1980 MHz max SM clock, 62,914,560-byte L2)",
         "dram_peak_bytes_per_s": "NVIDIA H200 datasheet {cite}`nvidia-h200`",
-        "lat_*": "measured: benchmarks/results/latency.json (pointer chase, median per level)",
-        "launch_s": "measured: benchmarks/results/launch_overhead.json (ncu gpu__time_duration "
+        "lat_*": "measured: gpulab/data/results/latency.json (pointer chase, median per level)",
+        "launch_s": "measured: gpulab/data/results/launch_overhead.json (ncu gpu__time_duration "
         "of a tiny kernel, median of 20)",
         "issue_per_sm_cycle": "4 warp schedulers per SM, 1 instruction per cycle each "
         "{cite}`nvidia-hopper-whitepaper`",
         "fp64_cycles_per_warp_inst": "64 FP64 units per SM, 16 per scheduler: 2 cycles per warp "
         "instruction {cite}`nvidia-hopper-whitepaper`",
-        "atomic_int_op_s, atomic_float_op_s": "measured: benchmarks/results/instruction_costs.json "
+        "atomic_int_op_s, atomic_float_op_s": "measured: gpulab/data/results/instruction_costs.json "
         "(same-address atomics with 1 to 32 lanes per warp: 0.743 ns per integer warp "
         "instruction, 1.75 ns per float lane)",
         "calibrated": _FIT,

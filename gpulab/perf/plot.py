@@ -1,5 +1,5 @@
 """The appendix figure: predicted vs measured kernel time on the H200, calibrate and held-out
-kernels marked apart, from ``benchmarks/results/perf_model.json``."""
+kernels marked apart, from ``gpulab/data/results/perf_model.json``."""
 
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ def predicted_vs_measured(res: dict | None = None, ax=None, annotate: bool = Tru
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 5.6))
     if not rows:
-        ax.text(0.5, 0.5, "benchmarks/results/perf_model.json not found", ha="center", transform=ax.transAxes)
+        ax.text(
+            0.5, 0.5, "gpulab/data/results/perf_model.json not found", ha="center", transform=ax.transAxes
+        )
         return ax.figure
     meas = np.array([r["measured_us"] for r in rows])
     lo, hi = meas.min() / 2, meas.max() * 2

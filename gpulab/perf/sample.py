@@ -31,7 +31,7 @@ LINE = 4 * SECTOR_BYTES  # an L1 cache line: four sectors under one tag
 DRAM_CHUNK = 2 * SECTOR_BYTES  # the model's unit of a DRAM read: a sector pair (H200 measured 64 B)
 # Atomic requests to addresses within one such chunk queue at one L2 unit: fitted so that a
 # 256-bin integer histogram (1 KB, one chunk) and 4096 float counters (16 KB) both match the
-# H200 (benchmarks/results/perf_model.json: histogram_global_uniform, atomic_spread_4096)
+# H200 (gpulab/data/results/perf_model.json: histogram_global_uniform, atomic_spread_4096)
 ATOMIC_CHUNK = 2048
 
 

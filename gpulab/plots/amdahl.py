@@ -179,13 +179,13 @@ def launch_chain(rows, k_key: str = "k", ax=None):
 
 
 def stall_shares(res: dict, top: int = 4, ax=None):
-    """Each stall kernel's warp-state breakdown from benchmarks/results/stall_reasons.json
+    """Each stall kernel's warp-state breakdown from gpulab/data/results/stall_reasons.json
     (Nsight Compute, ``share_of_stalls`` per kernel): one bar per kernel, its ``top`` largest
     reasons stacked and the rest as "other"; the reason each kernel was built for is named."""
     kernels = (res or {}).get("kernels")
     if not kernels:
         raise ValueError(
-            "stall_shares needs benchmarks/results/stall_reasons.json's dict (key "
+            "stall_shares needs gpulab/data/results/stall_reasons.json's dict (key "
             "'kernels'); run python benchmarks/ncu_runs.py stalls on a GPU with ncu"
         )
     if ax is None:

@@ -290,7 +290,7 @@ def plot_scope_map(ax=None):
 
 
 def plot_latency(res, ax=None):
-    """Pointer-chase latency against working-set size from benchmarks/results/latency.json."""
+    """Pointer-chase latency against working-set size from gpulab/data/results/latency.json."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.5, 3.5))
     rows = res["global"]

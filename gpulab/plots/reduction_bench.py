@@ -1,4 +1,4 @@
-"""Chapter 08's GPU measurements, read from benchmarks/results/reduction.json (written by
+"""Chapter 08's GPU measurements, read from gpulab/data/results/reduction.json (written by
 benchmarks/reduction.py on a GPU): a summary that says where and when, and a figure."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def summary(res: dict | None) -> str:
     if not res:
         return (
             "No GPU measurements in this copy: run `python benchmarks/reduction.py` on a "
-            "machine with an NVIDIA GPU; it writes benchmarks/results/reduction.json."
+            "machine with an NVIDIA GPU; it writes gpulab/data/results/reduction.json."
         )
     env = res.get("environment", {})  # benchenv's keys, or those of files written before it
     lines = [

@@ -11,7 +11,7 @@ versions, date: read from the file, never typed in), which headline figures to c
 and which figure or table shows it. Figures reuse the chapters' own plotting functions.
 
     from gpulab.plots import measured
-    measured.available()                # names of the JSON files in benchmarks/results/
+    measured.available()                # names of the JSON files in gpulab/data/results/
     measured.scorecard()                # every target, measured value and verdict, as a table
     measured.show("reduction")          # label, method, headlines, figure/table of one file
 

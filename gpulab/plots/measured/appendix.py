@@ -55,7 +55,7 @@ def missing_message(name: str) -> str:
     s = SECTIONS.get(name)
     if s is None:
         return f"No {name}.json in this copy."
-    return f"No benchmarks/results/{name}.json in this copy. To write it, run\n    {s.run}\n" + _wrap(
+    return f"No gpulab/data/results/{name}.json in this copy. To write it, run\n    {s.run}\n" + _wrap(
         f"on {s.needs}, then re-run this page."
     )
 

@@ -25,7 +25,7 @@ def _roots():
 
 def results_dir(root=None) -> Path | None:
     """``root`` if given (None when it is not a folder), else the first results folder that
-    exists among $GPULAB_RESULTS, the source tree's benchmarks/results, ./ and ../."""
+    exists: $GPULAB_RESULTS, then the package's gpulab/data/results."""
     if root is not None:
         return Path(root) if Path(root).is_dir() else None
     for r in _roots():
