@@ -9,7 +9,7 @@ import os as _os
 
 from . import errors, metrics  # noqa: F401
 from .errors import KernelError  # noqa: F401
-from .launch import gpu_available, launch  # noqa: F401
+from .launch import gpu_available, last_report, launch  # noqa: F401
 from .report import Report  # noqa: F401
 
 
@@ -34,6 +34,28 @@ if BACKEND == "sim":
     _eager.explain_earlier_failure()
 
 
+def simulate(on=True, *, max_steps=None, timeout_s=None):
+    """Run ordinary numba.cuda programs on gpulab's simulator: ``kernel[grid, block](...)``,
+    ``cuda.to_device``, ``device_array``, ``copy_to_host``, streams and events (no-ops), each
+    launch through ``gpulab.launch`` with every check (``gpulab.last_report()``). On without a
+    GPU; with one, ``simulate()`` (or ``GPULAB_SIMULATE=1``) asks for it and ``simulate(False)``
+    gives numba.cuda back. Returns whether launches now run on the simulator."""
+    global BACKEND
+    from .sim import numba_api
+
+    if not on:
+        numba_api.uninstall()
+        BACKEND = "gpu" if gpu_available() else "sim"
+        return False
+    done = numba_api.install(max_steps=max_steps, timeout_s=timeout_s)
+    BACKEND = "sim" if done else BACKEND
+    return done
+
+
+if BACKEND == "sim" or _os.environ.get("GPULAB_SIMULATE") == "1":
+    simulate()
+
+
 def describe():
     """One line: what ``backend="auto"`` runs on here."""
     if BACKEND == "gpu":
@@ -45,6 +67,8 @@ def describe():
         except Exception:
             name = "NVIDIA GPU"
         return f"gpulab {__version__}: GPU: {name} (numba.cuda)"
+    if gpu_available():
+        return f"gpulab {__version__}: CPU: gpulab simulator (asked for; a GPU is present)"
     return f"gpulab {__version__}: CPU: gpulab simulator (no GPU found)"
 
 

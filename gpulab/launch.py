@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from . import backends, errors
+from .sim.devicearray import host_of
 from .models.occupancy import ARCHS
 
 _LIMITS = ARCHS["sm_90"]  # the launch limits below are the same on every cc >= 3.0
@@ -74,13 +75,31 @@ def gpu_available():
     return backends.available("gpu")
 
 
+def simulating():
+    """True when ``gpulab.simulate()`` (or no GPU) routes numba.cuda's launches to the simulator."""
+    from .sim import numba_api
+
+    return numba_api.installed()
+
+
 def resolve_backend(backend):
-    """The backend a launch runs on: ``auto`` is the GPU when there is one, else the simulator."""
+    """The backend a launch runs on: ``auto`` is the GPU when there is one and no simulation was
+    asked for (``gpulab.simulate()``), else the simulator."""
     if backend not in BACKENDS:
         raise errors.LaunchConfigError(f"backend must be one of {BACKENDS}, got {backend!r}.")
     if backend == "auto":
-        return "gpu" if gpu_available() else "sim"
+        return "gpu" if gpu_available() and not simulating() else "sim"
     return backend
+
+
+_LAST = []  # the last launch's Report
+
+
+def last_report():
+    """The Report of the last launch in this session (``gpulab.launch`` or ``kernel[grid, block]``)."""
+    if not _LAST:
+        raise LookupError("no kernel has been launched in this session yet, so there is no report.")
+    return _LAST[0]
 
 
 # The simulator's default time budget: an infinite loop ends in an error within 5 s on 2 cores.
@@ -104,7 +123,8 @@ def launch(
 ):
     """Launch ``kernel[grid, block](*args)`` on a backend and return a :class:`Report`.
 
-    numpy arrays are updated in place on every backend. ``trace=(block, warp)`` picks the warp
+    numpy arrays (and the simulator's device arrays, ``gpulab.sim.devicearray``) are updated in
+    place on every backend; the report is also ``gpulab.last_report()``. ``trace=(block, warp)`` picks the warp
     whose active masks and memory addresses the report keeps. ``max_steps`` (statements plus
     loop iterations) and ``timeout_s`` (seconds of simulation, numba's typing not included)
     bound the simulator so an infinite loop ends in an error naming the loop, not a hung notebook.
@@ -112,11 +132,13 @@ def launch(
     grid, block = dim3(grid, "grid"), dim3(block, "block")
     check_limits(grid, block, shared_bytes)
     which = resolve_backend(backend)
+    args = tuple(host_of(a) for a in args)  # a simulated device array: its storage, in place
     started = time.perf_counter()
     rep = backends.get(which).launch(
         kernel, grid, block, args, shared_bytes, trace=trace, max_steps=max_steps, timeout_s=timeout_s
     )
     rep.wall_s = time.perf_counter() - started
+    _LAST[:] = [rep]
     if os.environ.get("GPULAB_LAUNCH_LOG"):  # one line per launch, to size time budgets
         with open(os.environ["GPULAB_LAUNCH_LOG"], "a") as log:
             log.write(f"{rep.wall_s:.4f}\t{rep.steps}\t{which}\t{rep.kernel}\t{grid}\t{block}\n")

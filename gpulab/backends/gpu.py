@@ -55,11 +55,16 @@ def compile_for(kernel, dargs):
 
 
 def timed_launch(cuda, kernel, grid, block, dargs, shared_bytes):
-    """(compile seconds, kernel seconds): compile first, then time only the launch."""
+    """(compile seconds, kernel seconds): compile first, then time only the launch.
+
+    ``cuda`` is numba.cuda's host API (``numba.cuda.api``: numba's own functions even while
+    ``gpulab.simulate()`` routes ``numba.cuda``'s names to the simulator)."""
+    from ..sim.numba_api import gpu_configured
+
     compile_s = compile_for(kernel, dargs)
     start, end = cuda.event(), cuda.event()
     start.record()
-    kernel[grid, block, 0, shared_bytes](*dargs)
+    gpu_configured(kernel, grid, block, 0, shared_bytes)(*dargs)
     end.record()
     end.synchronize()
     return compile_s, cuda.event_elapsed_time(start, end) / 1e3
@@ -68,7 +73,7 @@ def timed_launch(cuda, kernel, grid, block, dargs, shared_bytes):
 def launch(kernel, grid, block, args, shared_bytes, **_simulator_options):
     """Copy numpy arrays in, launch timed, copy them back in place; only timings are reported."""
     _require_gpu()
-    from numba import cuda
+    from numba.cuda import api as cuda  # numba's own, also while gpulab.simulate() is on
 
     if not hasattr(kernel, "py_func") or not hasattr(kernel, "__getitem__"):
         raise errors.LaunchConfigError(f"{kernel!r} is not a numba.cuda kernel (decorate it with @cuda.jit).")
