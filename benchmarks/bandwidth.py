@@ -6,12 +6,15 @@ Measures, with CUDA events after a warm-up (median of several runs):
   * effective bandwidth of the strided and offset reads of chapter 05;
   * transpose naive / shared / padded (chapter 06) against the best copy;
   * tiled fp32 matmul (chapter 06) against torch fp32 with TF32 off.
+The SM clock is sampled inside every timed region (benchenv.ClockSampler) and recorded per copy
+kernel and per section ("sm_clock": min/median/max MHz).
 Without a GPU it prints SKIP and exits 0 without touching the results file.
 
 Run:  python benchmarks/bandwidth.py            (about a minute on an H200)
 """
 
 from gpulab.results import RESULTS_DIR
+import contextlib
 import json
 import os
 import sys
@@ -24,24 +27,36 @@ sys.path.insert(0, HERE)
 
 from numba import cuda  # noqa: E402
 
-from benchenv import environment, gpu_present  # noqa: E402
+from benchenv import ClockSampler, environment, gpu_present  # noqa: E402
 
 
 REPS = int(os.environ.get("GPULAB_BENCH_REPS", 10))
+CLOCK: ClockSampler | None = None  # set by main(): samples the SM clock inside timed regions
+
+
+def timed_region():
+    """The clock sampler's timed region (a no-op without one)."""
+    return CLOCK.timed() if CLOCK else contextlib.nullcontext()
+
+
+def clock_record():
+    """The SM clock over the timed regions since the last call (None without a sampler)."""
+    return CLOCK.take() if CLOCK else None
 
 
 def time_kernel(fn, reps=REPS, warmup=2):
-    """Median milliseconds of fn() bracketed by CUDA events."""
+    """Median milliseconds of fn() bracketed by CUDA events (the SM clock sampled meanwhile)."""
     for _ in range(warmup):
         fn()
     cuda.synchronize()
     times = []
     for _ in range(reps):
         start, stop = cuda.event(), cuda.event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
+        with timed_region():
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
         times.append(start.elapsed_time(stop))
     return float(np.median(times))
 
@@ -62,7 +77,7 @@ def bench_copies(res, nbytes):
         except Exception as e:  # noqa: BLE001 - record it, keep measuring the others
             copies[name] = {"error": repr(e)[:300]}
             return
-        copies[name] = {"ms": ms, "GBps": 2 * nbytes / ms / 1e6}
+        copies[name] = {"ms": ms, "GBps": 2 * nbytes / ms / 1e6, "sm_clock": clock_record()}
 
     run("float32, one per thread", memory.copy, out, a, (n + tb - 1) // tb, tb)
     run(
@@ -98,13 +113,19 @@ def bench_copies(res, nbytes):
         ts = []
         for _ in range(10):
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            dst.copy_(src)
-            e.record()
-            e.synchronize()
+            with timed_region():
+                s.record()
+                dst.copy_(src)
+                e.record()
+                e.synchronize()
             ts.append(s.elapsed_time(e))
         ms = float(np.median(ts))
-        res["copy"]["torch"] = {"version": torch.__version__, "ms": ms, "GBps": 2 * nbytes / ms / 1e6}
+        res["copy"]["torch"] = {
+            "version": torch.__version__,
+            "ms": ms,
+            "GBps": 2 * nbytes / ms / 1e6,
+            "sm_clock": clock_record(),
+        }
         res["copy"]["best_over_torch"] = res["copy"]["best_GBps"] / res["copy"]["torch"]["GBps"]
         src = dst = None  # free the device memory before the next size
         torch.cuda.empty_cache()
@@ -128,6 +149,7 @@ def bench_strided(res, nbytes):
         rows.append({"stride": stride, "ms": ms, "useful_GBps": useful / ms / 1e6})
         out = None  # free the device memory before the next size
     res["strided"] = rows
+    res["strided_sm_clock"] = clock_record()
     rows = []
     m = n - 64
     out = cuda.device_array(m, np.float32)
@@ -135,6 +157,7 @@ def bench_strided(res, nbytes):
         ms = time_kernel(lambda: memory.copy_offset[(m + tb - 1) // tb, tb](out, a, offset))
         rows.append({"offset": offset, "ms": ms, "useful_GBps": 2 * m * 4 / ms / 1e6})
     res["offset"] = rows
+    res["offset_sm_clock"] = clock_record()
     a = out = None  # free the device memory before the next size
 
 
@@ -155,7 +178,7 @@ def bench_transpose(res, side):
     ms = time_kernel(lambda: k[T.grid_for_wide(host.shape), (T.TILE_WIDE, T.ROWS_WIDE)](out, a))
     ok = bool(np.array_equal(out.copy_to_host(), host.T))
     rows["transpose_padded_wide"] = {"ms": ms, "GBps": 2 * nbytes / ms / 1e6, "correct": ok}
-    res["transpose"] = {"side": side, "kernels": rows}
+    res["transpose"] = {"side": side, "kernels": rows, "sm_clock": clock_record()}
     best = res.get("copy", {}).get("best_GBps")
     if best:
         res["transpose"]["padded_over_best_copy"] = rows["transpose_padded"]["GBps"] / best
@@ -180,7 +203,7 @@ def bench_matmul(res, n):
         k = getattr(M, name)
         ms = time_kernel(lambda: k[M.grid_for(n, n), (M.TILE, M.TILE)](c, a, b), reps=min(REPS, 5))
         rows[name] = {"ms": ms, "TFLOPs": flop / ms / 1e9}
-    res["matmul"] = {"n": n, "kernels": rows}
+    res["matmul"] = {"n": n, "kernels": rows, "sm_clock": clock_record()}
     ref = ha.astype(np.float64) @ hb.astype(np.float64)
     res["matmul"]["tiled_max_rel_err_vs_numpy_fp64"] = float(
         np.abs(c.copy_to_host() - ref).max() / np.abs(ref).max()
@@ -197,10 +220,11 @@ def bench_matmul(res, n):
         ts = []
         for _ in range(5):
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            tc = ta @ tb_
-            e.record()
-            e.synchronize()
+            with timed_region():
+                s.record()
+                tc = ta @ tb_
+                e.record()
+                e.synchronize()
             ts.append(s.elapsed_time(e))
         ms = float(np.median(ts))
         ref = tc.cpu().numpy().astype(np.float64)
@@ -221,12 +245,16 @@ def main():
     if not gpu_present():
         print("SKIP: no CUDA GPU visible; nothing measured, results file untouched.")
         return 0
+    global CLOCK
     res = {"environment": environment()}
     big = int(os.environ.get("GPULAB_BENCH_BYTES", 1 << 30))
-    bench_copies(res, big)
-    bench_strided(res, big)
-    bench_transpose(res, int(os.environ.get("GPULAB_BENCH_SIDE", 16384)))
-    bench_matmul(res, int(os.environ.get("GPULAB_BENCH_N", 4096)))
+    with ClockSampler() as CLOCK:
+        bench_copies(res, big)
+        bench_strided(res, big)
+        bench_transpose(res, int(os.environ.get("GPULAB_BENCH_SIDE", 16384)))
+        bench_matmul(res, int(os.environ.get("GPULAB_BENCH_N", 4096)))
+        res["matmul"]["torch_fp32_tf32_off"]["sm_clock"] = clock_record()
+    res["sm_clock_source"] = CLOCK.source
     path = os.environ.get("GPULAB_BENCH_OUT") or os.path.join(RESULTS_DIR, "bandwidth.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:

@@ -107,3 +107,147 @@ def environment(device_index: int = 0, numba: bool = True) -> dict:
         except Exception:  # noqa: BLE001
             pass
     return env
+
+
+# -- the SM clock during a measurement -------------------------------------------------------------
+# NVML's clock event reasons (nvml.h, nvmlClocksEventReason*): why the clock is below its maximum.
+CLOCK_REASONS = {
+    0x1: "gpu_idle",
+    0x2: "applications_clocks_setting",
+    0x4: "sw_power_cap",
+    0x8: "hw_slowdown",
+    0x10: "sync_boost",
+    0x20: "sw_thermal_slowdown",
+    0x40: "hw_thermal_slowdown",
+    0x80: "hw_power_brake_slowdown",
+    0x100: "display_clock_setting",
+}
+
+
+def _nvml_reader(device_index: int):
+    """A function returning (SM MHz, reasons bitmask) through NVML, or None without pynvml/NVML."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        h = pynvml.nvmlDeviceGetHandleByIndex(device_index)
+        reasons = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or getattr(
+            pynvml, "nvmlDeviceGetCurrentClocksThrottleReasons"
+        )
+        pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM)
+        return lambda: (float(pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM)), int(reasons(h)))
+    except Exception:  # noqa: BLE001 - no NVML: fall back to nvidia-smi
+        return None
+
+
+def _smi_reader(device_index: int):
+    def read():
+        s = _smi("clocks.sm", device_index)
+        return (float(s.split()[0]), None) if s else None
+
+    return read
+
+
+def clock_summary(samples_mhz, source: str, reasons: dict | None = None) -> dict:
+    """The record every GPU result carries: min/median/max SM clock (MHz) over `samples_mhz`,
+    how many samples, and where they came from. Raises on no samples: a clock is never guessed."""
+    xs = sorted(float(x) for x in samples_mhz)
+    if not xs:
+        raise ValueError(f"no SM clock samples from {source}: nothing to record")
+    n = len(xs)
+    med = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+    out = {"source": source, "samples": n, "min_MHz": xs[0], "median_MHz": med, "max_MHz": xs[-1]}
+    if reasons:
+        out["clock_reasons_seen"] = reasons
+    return out
+
+
+class ClockSampler:
+    """Samples the SM clock every `period_s` in a background thread, only inside ``timed()``
+    regions, so a result records the clock its timed kernels ran at (not the idle clock between).
+
+        with ClockSampler() as clk:
+            with clk.timed():
+                ...  # the timed launches
+            rec["sm_clock"] = clk.take()  # min/median/max since the last take()
+
+    Reads NVML's current SM clock (nvidia-ml-py) when it loads, else ``nvidia-smi clocks.sm``."""
+
+    def __init__(self, device_index: int = 0, period_s: float = 0.005):
+        import threading
+
+        self.period_s = period_s
+        self._read = _nvml_reader(device_index)
+        self.source = (
+            f"NVML current SM clock (nvmlDeviceGetClockInfo) sampled every {period_s * 1e3:g} ms "
+            "during the timed region"
+        )
+        if self._read is None:
+            self._read = _smi_reader(device_index)
+            self.source = "nvidia-smi clocks.sm sampled back to back during the timed region"
+        self._samples, self._reasons = [], {}
+        self.all_samples = []  # every sample since the start (MHz), for a whole-run summary
+        self._active = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self):
+        while not self._stop.is_set():
+            if not self._active.wait(0.05):
+                continue
+            r = self._read()
+            if r:
+                with self._lock:
+                    self._samples.append(r[0])
+                    self.all_samples.append(r[0])
+                    for bit, name in CLOCK_REASONS.items():
+                        if r[1] is not None and r[1] & bit:
+                            self._reasons[name] = self._reasons.get(name, 0) + 1
+            time.sleep(self.period_s)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._active.clear()
+        self._stop.set()
+        self._thread.join(timeout=2)
+
+    def timed(self):
+        """Context manager marking a timed region: samples are taken only inside it. A region
+        shorter than one sample period still gets one sample, read at its end."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def region():
+            with self._lock:
+                before = len(self._samples)
+            self._active.set()
+            try:
+                yield
+            finally:
+                self._active.clear()
+                with self._lock:
+                    empty = len(self._samples) == before
+                if empty:
+                    r = self._read()
+                    if r:
+                        with self._lock:
+                            self._samples.append(r[0])
+                            self.all_samples.append(r[0])
+
+        return region()
+
+    def take(self) -> dict | None:
+        """:func:`clock_summary` of the samples since the last take (None if there were none)."""
+        with self._lock:
+            xs, reasons = self._samples, self._reasons
+            self._samples, self._reasons = [], {}
+        return clock_summary(xs, self.source, reasons) if xs else None
+
+
+def ncu_clock(per_second_values, metric: str = "sm__cycles_elapsed.avg.per_second") -> dict:
+    """The clock record from Nsight Compute's `metric` (cycles per second, one value per launch)."""
+    return clock_summary([v / 1e6 for v in per_second_values], f"Nsight Compute {metric} (per launch)")

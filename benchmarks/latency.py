@@ -5,7 +5,9 @@ every node is its own cache line), so every load depends on the previous one and
 Each timed chase starts at a fresh random node, and the time per load is the DIFFERENCE of two
 chases of L and 2L steps divided by L: the launch, the first misses and the clock reads cancel,
 and a later chase does not re-walk the nodes the previous one just pulled into a cache (with a
-working set larger than L2, L steps touch a small random part of the cycle). The level that holds
+working set larger than L2, L steps touch a small random part of the cycle). The SM clock is
+sampled while the chases run (benchenv.ClockSampler) and recorded with every row, so cycles
+convert at the clock the chase ran at, not the maximum. The level that holds
 the working set sets the latency: L1 (tens of KiB), L2 (a few MiB to tens of MiB) or HBM (GiB,
 TLB misses included: each node is on a random page). A shared-memory chase gives that rung.
 Without a GPU it prints SKIP and exits 0.
@@ -14,6 +16,7 @@ Run:  python benchmarks/latency.py            (about a minute on an H200)
 """
 
 from gpulab.results import RESULTS_DIR
+import contextlib
 import json
 import os
 import sys
@@ -91,9 +94,9 @@ def is_single_cycle(a, spacing):
     return j == 0 and seen == n
 
 
-def time_chase(kern, a_dev, n_nodes, spacing, steps, out, rng):
+def time_chase(kern, a_dev, n_nodes, spacing, steps, out, rng, clock=None):
     """ns per dependent load: median over REPEATS of (t(2L) - t(L)) / L, each chase from a fresh
-    random node."""
+    random node. With a benchenv.ClockSampler, the SM clock is sampled while the chases run."""
     kern[1, 1](a_dev, 0, 1000, out)
     cuda.synchronize()
     per = []
@@ -102,17 +105,18 @@ def time_chase(kern, a_dev, n_nodes, spacing, steps, out, rng):
         for s in (steps, 2 * steps):
             start = int(rng.integers(n_nodes)) * spacing
             e0, e1 = cuda.event(), cuda.event()
-            e0.record()
-            kern[1, 1](a_dev, start, s, out)
-            e1.record()
-            e1.synchronize()
+            with clock.timed() if clock else contextlib.nullcontext():
+                e0.record()
+                kern[1, 1](a_dev, start, s, out)
+                e1.record()
+                e1.synchronize()
             t[s] = e0.elapsed_time(e1)
         per.append((t[2 * steps] - t[steps]) * 1e6 / steps)
     return float(np.median(per)), [float(x) for x in per]
 
 
 def main():
-    from benchenv import environment, gpu_present
+    from benchenv import ClockSampler, clock_summary, environment, gpu_present
 
     if not gpu_present():
         print("SKIP: no CUDA GPU visible; nothing measured, results file untouched.")
@@ -122,11 +126,14 @@ def main():
     clock_ghz = dev.CLOCK_RATE / 1e6
     out = cuda.device_array(1, np.int32)
     rows = []
+    clk = ClockSampler().__enter__()
     for size in SIZES:
         nodes = size // (SPACING * 4)
         a = cuda.to_device(single_cycle(nodes, SPACING, rng))
         steps = 20_000 if size >= 64 * MiB else 50_000
-        ns, each = time_chase(chase_global, a, nodes, SPACING, steps, out, rng)
+        ns, each = time_chase(chase_global, a, nodes, SPACING, steps, out, rng, clk)
+        sm_clock = clk.take()
+        ghz_here = sm_clock["median_MHz"] / 1e3 if sm_clock else None
         rows.append(
             {
                 "working_set_bytes": size,
@@ -135,13 +142,18 @@ def main():
                 "ns": ns,
                 "ns_each_repeat": each,
                 "cycles_at_max_clock": ns * clock_ghz,
+                "sm_clock": sm_clock,
+                "cycles_at_measured_clock": ns * ghz_here if ghz_here else None,
             }
         )
-        print(f"{size / KiB:>10.0f} KiB  {ns:7.1f} ns", flush=True)
+        print(f"{size / KiB:>10.0f} KiB  {ns:7.1f} ns  clock {sm_clock}", flush=True)
         del a
     a = cuda.to_device(single_cycle(SHARED_NODES, 1, rng))
-    ns, each = time_chase(chase_shared, a, SHARED_NODES, 1, 100_000, out, rng)
-    print(f"shared  {ns:7.1f} ns")
+    ns, each = time_chase(chase_shared, a, SHARED_NODES, 1, 100_000, out, rng, clk)
+    shared_clock = clk.take()
+    clk.__exit__(None, None, None)
+    print(f"shared  {ns:7.1f} ns  clock {shared_clock}")
+    ladder_clock = clock_summary(clk.all_samples, clk.source) if clk.all_samples else None
     res = {
         "environment": environment(),
         "max_sm_clock_GHz": clock_ghz,
@@ -150,8 +162,15 @@ def main():
             "nodes (128 B apart); each timed chase from a fresh random node; ns/load = "
             f"(t(2L) - t(L)) / L, median of {REPEATS}; CUDA events"
         ),
+        "sm_clock": ladder_clock,
         "global": rows,
-        "shared": {"ns": ns, "ns_each_repeat": each, "cycles_at_max_clock": ns * clock_ghz},
+        "shared": {
+            "ns": ns,
+            "ns_each_repeat": each,
+            "cycles_at_max_clock": ns * clock_ghz,
+            "sm_clock": shared_clock,
+            "cycles_at_measured_clock": ns * shared_clock["median_MHz"] / 1e3 if shared_clock else None,
+        },
     }
     path = os.environ.get("GPULAB_BENCH_OUT") or os.path.join(RESULTS_DIR, "latency.json")
     with open(path, "w") as f:
