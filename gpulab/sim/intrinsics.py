@@ -235,6 +235,7 @@ class SimCuda:
         self._dynamic = None
         self._local_allocs = {}
         self._consts = {}
+        self._absent = None  # per warp: bits of the lanes a partial warp lacks (_absent_bits)
 
     # -- indices -------------------------------------------------------------------------
     def _ndim(self, ndim, name):
@@ -408,15 +409,18 @@ class SimCuda:
         ctx = self.ctx
         active = ctx.mask.reshape(-1, WARP)
         m = np.broadcast_to(np.asarray(mask_value, dtype=np.int64) & FULL, ctx.mask.shape)
-        # fast path, O(lanes): every active lane names only active lanes of its warp, and itself
+        # fast path, O(lanes): every active lane names only active lanes of its warp, and itself.
+        # Lanes past the end of a partial warp (a 10-thread block's lanes 10-31) may be named:
+        # the hardware treats them as exited threads (numba-cuda's own tests pass a full mask)
         warp_bits = np.packbits(active, axis=1, bitorder="little").view("<u4").astype(np.int64)
-        lane_bits = np.repeat(warp_bits.ravel(), WARP)
+        lane_bits = np.repeat(warp_bits.ravel() | self._absent_bits(), WARP)
         ok = ~ctx.mask | (((m & ~lane_bits) == 0) & (((m >> ctx.layout.lane_id) & 1) == 1))
         if ok.all():
             return active
         lanes_bits = (m.reshape(-1, WARP)[:, :, None] >> np.arange(WARP)) & 1  # (W, lane, bit)
         named = lanes_bits.astype(bool)  # lane l names lane b
-        not_active = named & ~active[:, None, :]
+        exists = ctx.layout.exists.reshape(-1, WARP)
+        not_active = named & ~active[:, None, :] & exists[:, None, :]
         bad = np.argwhere(not_active & active[:, :, None])
         if len(bad):
             w, lane, other = (int(v) for v in bad[0])
@@ -451,6 +455,15 @@ class SimCuda:
                 hint="every calling lane must be in the mask.",
             )
         return active
+
+    def _absent_bits(self):
+        """Per warp: the bits of lanes past the end of its block (a partial warp's missing lanes)."""
+        bits = self._absent
+        if bits is None:
+            missing = ~self.ctx.layout.exists.reshape(-1, WARP)
+            bits = np.packbits(missing, axis=1, bitorder="little").view("<u4").astype(np.int64).ravel()
+            self._absent = bits
+        return bits
 
     def _shuffle(self, name, mask, value, src):
         ctx = self.ctx
@@ -512,10 +525,15 @@ class SimCuda:
         """Per lane: the ballot of ``pred`` over the member lanes, and the member mask."""
         ctx = self.ctx
         p = np.broadcast_to(np.asarray(pred) != 0, ctx.mask.shape).reshape(-1, WARP)
-        m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, ctx.mask.shape).reshape(-1, WARP)
+        m = self._member_bits(active, mask)
         bits = (p & active).astype(np.int64) << np.arange(WARP, dtype=np.int64)
         warp_bits = bits.sum(axis=1)
         return (warp_bits[:, None] & m).ravel(), m
+
+    def _member_bits(self, active, mask):
+        """Per lane, (warps, 32): its member mask without the lanes a partial warp lacks."""
+        m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, self.ctx.mask.shape).reshape(-1, WARP)
+        return m & ~self._absent_bits()[:, None]
 
     @warp_intrinsic
     def ballot_sync(self, active, mask, pred):
@@ -556,7 +574,7 @@ class SimCuda:
         """(mask, True) when all member lanes hold the same value, else (0, False)."""
         ctx = self.ctx
         v = np.broadcast_to(value, ctx.mask.shape).reshape(-1, WARP)
-        m = np.broadcast_to(np.asarray(mask, dtype=np.int64) & FULL, ctx.mask.shape).reshape(-1, WARP)
+        m = self._member_bits(active, mask)
         first = np.argmax(active, axis=1)
         ref = v[np.arange(v.shape[0]), first][:, None]
         all_same = ((v == ref) | ~active).all(axis=1)

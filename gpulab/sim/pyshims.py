@@ -20,6 +20,23 @@ def _float(x):
     return np.asarray(x, dtype=np.float64) if isinstance(x, np.ndarray) else np.float64(x)
 
 
+def _is_float32(x):
+    return getattr(x, "dtype", None) == np.float32
+
+
+def _complex(real=0, imag=None):
+    """``complex(re, im)`` as numba types it: complex64 when every argument is float32, else
+    complex128 (for all lanes at once)."""
+    dt = np.complex64 if _is_float32(real) and (imag is None or _is_float32(imag)) else np.complex128
+    imag = 0 if imag is None else imag
+    re, im = np.asarray(real), np.asarray(imag)
+    if re.dtype.kind == "c" or im.dtype.kind == "c":
+        raise TypeError("complex() only support for numbers (numba takes real and imaginary parts)")
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), dtype=dt)
+    out.real, out.imag = re, im
+    return out if out.ndim else out[()]
+
+
 def _bool(x):
     return np.asarray(x) != 0 if isinstance(x, np.ndarray) else bool(x)
 
@@ -146,6 +163,7 @@ BUILTINS = {
     "int": _int,
     "float": _float,
     "bool": _bool,
+    "complex": _complex,
     "round": _round,
     "len": _len,
 }
