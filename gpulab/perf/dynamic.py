@@ -1,0 +1,208 @@
+"""Dynamic SASS counts: how many times each machine instruction runs, from the simulator's
+per-line execution counts and the compiled code's structure.
+
+The simulator counts, per Python line, warp executions E and thread executions T. ptxas and
+LLVM reshape loops: a runtime-trip loop is unrolled u times plus a remainder loop, a constant
+trip loop disappears into straight code. Each instruction runs as often as the SASS region it
+sits in: the body of a back-edge loop runs (Python iterations / u) times, straight code once per
+entry of the enclosing Python loop. Those region counts come from the simulator's E of the
+loop's header (entries) and of its body (iterations), so the result is the executed count of
+every instruction, and of each pipe, with the lanes the simulator saw active.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import textwrap
+from dataclasses import dataclass
+
+PAYLOAD = ("fp32", "fp64", "mufu", "lsu_global", "lsu_shared", "lsu_local")
+
+
+@dataclass
+class PyLoop:
+    line: int  # header line
+    end: int  # last line of the body
+    body: int  # first line of the body
+    parent: "PyLoop | None" = None
+
+
+def python_loops(fn):
+    """The for/while loops of a kernel, with absolute line numbers."""
+    return structure(fn)[0]
+
+
+def structure(fn):
+    """(loops, {line: line of the statement that holds it}, def line) of a kernel, absolute lines."""
+    fn = getattr(fn, "py_func", fn)
+    try:
+        src, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return [], {}, None
+    tree = ast.parse(textwrap.dedent("".join(src)))
+    off = start - 1
+    out = []
+    stmt_of = {}
+    fdef = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.stmt) and not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # a compound statement owns only its header lines; a simple one all of its lines
+            last = n.body[0].lineno - 1 if hasattr(n, "body") and n.body else n.end_lineno
+            for k in range(n.lineno, last + 1):
+                stmt_of.setdefault(k + off, n.lineno + off)
+
+    def walk(node, parent):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.For, ast.While)) and child.body:
+                lp = PyLoop(child.lineno + off, child.end_lineno + off, child.body[0].lineno + off, parent)
+                out.append(lp)
+                walk(child, lp)
+            else:
+                walk(child, parent)
+
+    walk(tree, None)
+    return out, stmt_of, (fdef.lineno + off if fdef else None)
+
+
+def _chain(line, loops):
+    """Loops whose body holds ``line``, innermost first (a header is in its parent's body)."""
+    inside = [lp for lp in loops if lp.line < line <= lp.end]
+    return sorted(inside, key=lambda lp: lp.end - lp.line)
+
+
+def _innermost_region(addr, regions):
+    best = None
+    for r in regions:
+        if r[0] <= addr <= r[1] and (best is None or r[1] - r[0] < best[1] - best[0]):
+            best = r
+    return best
+
+
+@dataclass
+class Dynamic:
+    inst: float  # smsp__inst_executed.sum
+    thread_inst: float  # smsp__thread_inst_executed.sum
+    per_line: dict  # line -> warp instructions
+    per_pipe: dict  # pipe -> warp instructions
+    per_op: dict  # opcode -> warp instructions
+    unroll: dict  # loop header line -> [unroll factor of each SASS loop mapped to it]
+
+    @property
+    def threads_per_inst(self):
+        return self.thread_inst / self.inst if self.inst else 0.0
+
+
+def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
+    """Executed instructions of ``ks`` (sass.KernelSASS) given per-line warp executions ``E``
+    and thread executions ``T`` (dicts line -> count, whole launch), ``nwarps`` warps and the
+    kernel's ``structure(fn)``. Instructions of the def line run once per warp; those of a line
+    the simulator never reached, never."""
+    loops, stmt_of, _ = fn_structure
+    L = {i.addr: stmt_of.get(i.line, i.line) for i in ks.insns}  # each instruction's statement
+    regions = ks.loops
+    region_of = {i.addr: _innermost_region(i.addr, regions) for i in ks.insns}
+    chains = {}
+
+    def chain(line):
+        if line not in chains:
+            chains[line] = _chain(line, loops)
+        return chains[line]
+
+    def e(line):
+        return float(E.get(line, 0.0))
+
+    # which Python loop each SASS loop belongs to: the innermost Python loop of most of its lines
+    votes = {}
+    for i in ks.insns:
+        r = region_of[i.addr]
+        if r is None:
+            continue
+        hdr = next((lp for lp in loops if lp.line == L[i.addr]), None)
+        lp = hdr or (chain(L[i.addr])[0] if chain(L[i.addr]) else None)
+        if lp is not None:
+            v = votes.setdefault(r, {})
+            v[lp.line] = v.get(lp.line, 0) + 1
+    loop_of = {r: max(v, key=v.get) for r, v in votes.items()}
+    by_loop = {}
+    for r, ln in loop_of.items():
+        by_loop.setdefault(ln, []).append(r)
+
+    def trips(lp):
+        entries = e(lp.line)
+        return e(lp.body) / entries if entries else 0.0
+
+    # unroll factor and executions of each SASS loop
+    iters, unroll = {}, {}
+    for ln, regs in by_loop.items():
+        lp = next(p for p in loops if p.line == ln)
+        body_lines = {
+            L[i.addr] for i in ks.insns if L[i.addr] != ln and chain(L[i.addr]) and chain(L[i.addr])[0] is lp
+        }
+        cnt = {r: {} for r in regs}
+        for i in ks.insns:
+            r = region_of[i.addr]
+            if r in cnt and L[i.addr] in body_lines and i.pipe in PAYLOAD:
+                cnt[r][L[i.addr]] = cnt[r].get(L[i.addr], 0) + 1
+        t = trips(lp)
+        u = {}
+        if len(regs) > 1:
+            lines = set.intersection(*(set(c) for c in cnt.values())) if cnt else set()
+            for r in regs:
+                ratios = sorted(cnt[r][l] / min(cnt[q][l] for q in regs) for l in lines)
+                u[r] = max(1, round(ratios[len(ratios) // 2])) if ratios else 1
+        else:
+            vals = [v for c in cnt.values() for v in c.values()]
+            g = 0
+            for v in vals:
+                g = math.gcd(g, v)
+            u[regs[0]] = g if g > 1 and t >= g else 1
+        main = max(regs, key=lambda r: u[r])
+        entries = e(lp.line)
+        iterations = e(lp.body)
+        if len(regs) > 1 and entries:
+            full = math.floor(t / u[main])
+            rest = [r for r in regs if r is not main]
+            iters[main] = entries * full
+            left = entries * (t - full * u[main])
+            for r in rest:
+                iters[r] = left / max(1, u[r]) / len(rest)
+        else:
+            for r in regs:
+                iters[r] = iterations / u[r]
+        unroll[ln] = sorted(u.values(), reverse=True)
+
+    trip = {lp.line: trips(lp) for lp in loops}
+    inst = thr = 0.0
+    per_line, per_pipe, per_op = {}, {}, {}
+    for i in ks.insns:
+        ln = L[i.addr]
+        r = region_of[i.addr]
+        lp_r = next((p for p in loops if p.line == loop_of.get(r)), None) if r is not None else None
+        lanes = T.get(ln, 0) / e(ln) if e(ln) else lanes_per_warp
+        if ln not in E and ln not in stmt_of:
+            n = float(nwarps)  # the def line and code the simulator does not see: once per warp
+        elif lp_r is not None and r in iters:
+            if ln == lp_r.line:  # loop control: once per trip around the SASS loop
+                n = iters[r]
+                lanes = T.get(lp_r.body, 0) / e(lp_r.body) if e(lp_r.body) else lanes
+            elif lp_r in chain(ln):
+                deeper = chain(ln)[: chain(ln).index(lp_r)]
+                f = e(ln) / e(lp_r.body) if e(lp_r.body) else 0.0
+                for d in deeper:
+                    f /= trip[d.line] or 1.0
+                n = iters[r] * f
+            else:
+                hdr = e(lp_r.line)
+                n = iters[r] * (min(1.0, e(ln) / hdr) if hdr else 0.0)
+        else:
+            n = e(ln)
+            for d in chain(ln):
+                n /= trip[d.line] or 1.0
+        inst += n
+        thr += n * lanes
+        per_line[ln] = per_line.get(ln, 0.0) + n
+        per_pipe[i.pipe] = per_pipe.get(i.pipe, 0.0) + n
+        per_op[i.op] = per_op.get(i.op, 0.0) + n
+    return Dynamic(inst, thr, per_line, per_pipe, per_op, unroll)

@@ -1,0 +1,320 @@
+"""The machine code a kernel will run, from this CPU: numba-cuda's PTX -> ptxas -> nvdisasm.
+
+``compile_sass(fn, argtypes, arch="sm_90")`` returns the registers per thread ptxas allots and
+every SASS instruction tagged with its Python source line (``nvdisasm -g``): what the model
+needs to count instructions exactly instead of guessing them from the source. It needs the
+CUDA 13 compiler wheels (``pip install gpulab[sass]``: nvidia-cuda-nvcc, nvidia-nvvm,
+nvidia-cuda-nvrtc, nvidia-cuda-nvdisasm; numba-cuda 0.30 emits PTX 9.0, which ptxas 12.x
+refuses). Without them ``available()`` says why and the model falls back to its source-based
+estimates (and its report says so).
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+
+ARCHS = {"sm_90": (9, 0), "sm_80": (8, 0), "sm_75": (7, 5)}
+MIN_PTXAS = (13, 0)  # numba-cuda 0.30.4 writes `.version 9.0`
+
+# pipe classes of SASS opcodes (the base opcode, before the first '.'); anything else: "alu"
+PIPES = {
+    "fp32": {
+        "FFMA",
+        "FADD",
+        "FMUL",
+        "FMNMX",
+        "FSEL",
+        "FSET",
+        "FSETP",
+        "FCHK",
+        "FSWZADD",
+        "HFMA2",
+        "HADD2",
+        "HMUL2",
+    },
+    "fp64": {"DFMA", "DADD", "DMUL", "DSETP", "DMNMX", "DSET"},
+    "mufu": {"MUFU"},
+    "conv": {"F2F", "F2I", "I2F", "F2IP", "I2FP", "FRND"},  # conversions: the XU/quarter-rate path
+    "int_mad": {"IMAD", "IMADSP", "IMUL", "IDP", "IMNMX"},
+    "lsu_global": {"LDG", "STG", "LD", "ST", "ATOM", "ATOMG", "RED", "LDGSTS", "LDGDEPBAR", "CCTL"},
+    "lsu_shared": {"LDS", "STS", "ATOMS", "LDSM"},
+    "lsu_local": {"LDL", "STL"},
+    "const": {"LDC", "ULDC"},
+    "branch": {
+        "BRA",
+        "BRX",
+        "JMP",
+        "JMX",
+        "CALL",
+        "RET",
+        "EXIT",
+        "BSSY",
+        "BSYNC",
+        "WARPSYNC",
+        "BREAK",
+        "BMOV",
+    },
+    "barrier": {"BAR", "MEMBAR", "DEPBAR", "ERRBAR", "WARPGROUP"},
+    "shuffle": {"SHFL", "VOTE", "VOTEU", "MATCH", "REDUX"},
+    "tensor": {"HMMA", "IMMA", "DMMA", "HGMMA", "BMMA"},
+    "uniform": {
+        "UMOV",
+        "UIADD3",
+        "ULOP3",
+        "USHF",
+        "UIMAD",
+        "USEL",
+        "UISETP",
+        "UFLO",
+        "UPOPC",
+        "S2UR",
+        "R2UR",
+    },
+}
+PIPE_OF = {op: pipe for pipe, ops in PIPES.items() for op in ops}
+
+_INSN = re.compile(
+    r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)((?:\.[A-Z0-9_]+)*)\s*([^;]*);"
+)
+_LINE = re.compile(r'//## File "([^"]*)", line (\d+)')
+_TARGET = re.compile(r"`\(\.L_x_(\d+)\)")
+_LABEL = re.compile(r"^\.L_x_(\d+):")
+_REGS = re.compile(r"Used (\d+) registers")
+_SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+class SassUnavailable(RuntimeError):
+    """The compiler wheels are missing or refuse the kernel: the model uses its estimates."""
+
+
+@dataclass
+class Insn:
+    addr: int
+    line: int  # Python source line in the kernel's file (0: none seen yet)
+    op: str  # base opcode, e.g. "FFMA"
+    mods: str  # ".WIDE.U32" etc.
+    pred: str  # "@P0 " or ""
+    operands: str
+    target: int | None = None  # branch target address
+
+    @property
+    def pipe(self):
+        if self.op in ("IADD3", "IADD", "VIADD") and ".X" in self.mods:
+            return "int64"  # the carry half of a 64-bit add
+        if self.op == "IMAD" and (".WIDE" in self.mods or ".HI" in self.mods or ".X" in self.mods):
+            return "int64"  # wide multiplies and the carry of 64-bit arithmetic
+        return PIPE_OF.get(self.op, "alu")
+
+
+@dataclass
+class KernelSASS:
+    """One kernel compiled for one architecture."""
+
+    arch: str
+    registers: int
+    spill_bytes: int
+    insns: list  # executable instructions (trailing padding dropped)
+    filename: str
+    ptxas_log: str = ""
+    loops: list = field(default_factory=list)  # (start addr, end addr) of each back-edge loop
+
+    def by_line(self):
+        """{line: {pipe: static count}}."""
+        out = {}
+        for i in self.insns:
+            d = out.setdefault(i.line, {})
+            d[i.pipe] = d.get(i.pipe, 0) + 1
+        return out
+
+    def opcode_counts(self):
+        out = {}
+        for i in self.insns:
+            out[i.op] = out.get(i.op, 0) + 1
+        return out
+
+
+def _version(exe):
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"release (\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+@functools.lru_cache(maxsize=1)
+def tools():
+    """(ptxas, nvdisasm) paths, or raise SassUnavailable saying what is missing."""
+    cands = {"ptxas": [], "nvdisasm": []}
+    env = os.environ.get("GPULAB_CUDA_BIN")
+    try:
+        import nvidia  # the namespace package of NVIDIA's wheels
+
+        roots = list(nvidia.__path__)
+    except ImportError:
+        roots = []
+    for name in cands:
+        if env:
+            cands[name].append(os.path.join(env, name))
+        for r in roots:
+            cands[name] += sorted(glob.glob(os.path.join(r, "cu1*", "bin", name)), reverse=True)
+            cands[name] += glob.glob(os.path.join(r, "cuda_nvcc", "bin", name))
+            cands[name] += glob.glob(os.path.join(r, "cuda_nvdisasm", "bin", name))
+        w = shutil.which(name)
+        if w:
+            cands[name].append(w)
+    found, seen = {}, {}
+    for name, paths in cands.items():
+        for p in paths:
+            if os.path.isfile(p) and os.access(p, os.X_OK):
+                v = _version(p)
+                seen.setdefault(name, []).append(f"{p} ({'.'.join(map(str, v)) if v else '?'})")
+                if name == "nvdisasm" or (v and v >= MIN_PTXAS):
+                    found[name] = p
+                    break
+    missing = [n for n in cands if n not in found]
+    if missing:
+        raise SassUnavailable(
+            f"no usable {' or '.join(missing)} (need ptxas >= {MIN_PTXAS[0]}.{MIN_PTXAS[1]} for numba-cuda's "
+            f"PTX 9.0; seen: {seen or 'none'}). Install the compiler wheels: pip install 'gpulab[sass]'"
+        )
+    return found["ptxas"], found["nvdisasm"]
+
+
+def available():
+    """(True, "") when kernels can be compiled to SASS here, else (False, why not)."""
+    try:
+        tools()
+        import numba.cuda  # noqa: F401
+    except (SassUnavailable, ImportError) as e:
+        return False, str(e)
+    return True, ""
+
+
+def argtypes_of(args):
+    """numba types of launch arguments, as the dispatcher types them (numpy arrays: C layout)."""
+    from numba import typeof
+
+    out = []
+    for a in args:
+        try:
+            out.append(typeof(a))
+        except ValueError as e:
+            raise SassUnavailable(f"cannot type launch argument {type(a).__name__}: {e}") from e
+    return tuple(out)
+
+
+def parse(text, filename):
+    """Instructions of nvdisasm -g -c output, each tagged with its line in ``filename``."""
+    insns, labels = [], {}
+    line = 0
+    base = os.path.basename(filename)
+    for raw in text.splitlines():
+        m = _LINE.search(raw)
+        if m:
+            f = m.group(1)
+            if f == filename or os.path.basename(f) == base:
+                line = int(m.group(2))
+            continue  # another file (numba's own helpers): keep the kernel's last line
+        lm = _LABEL.match(raw.strip())
+        if lm:
+            labels[int(lm.group(1))] = len(insns)
+            continue
+        m = _INSN.search(raw)
+        if not m:
+            continue
+        addr, pred, op, mods, operands = m.groups()
+        t = _TARGET.search(operands)
+        insns.append(
+            Insn(
+                int(addr, 16),
+                line,
+                op,
+                mods or "",
+                (pred or ""),
+                operands.strip(),
+                int(t.group(1)) if t else None,
+            )
+        )
+    # label numbers -> addresses of the instruction that follows the label
+    lab_addr = {k: insns[i].addr for k, i in labels.items() if i < len(insns)}
+    for i in insns:
+        if i.target is not None:
+            i.target = lab_addr.get(i.target)
+    # drop the trailing self-branch and NOP padding after the last EXIT
+    last = max((k for k, i in enumerate(insns) if i.op == "EXIT"), default=len(insns) - 1)
+    tail = insns[last + 1 :]
+    if tail and all(i.op in ("BRA", "NOP") for i in tail):
+        insns = insns[: last + 1]
+    insns = [i for i in insns if i.op != "NOP"]
+    return insns
+
+
+def _loops(insns):
+    """Back edges: (target address, branch address) for every branch that jumps backwards."""
+    return sorted(
+        {
+            (i.target, i.addr)
+            for i in insns
+            if i.op in ("BRA", "JMP") and i.target is not None and i.target <= i.addr
+        }
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _compile_cached(fn, argtypes, arch, fastmath):
+    from numba import cuda
+
+    ptxas, nvdisasm = tools()
+    try:
+        ptx, _ = cuda.compile_ptx(fn, argtypes, cc=ARCHS[arch], lineinfo=True, fastmath=fastmath)
+    except Exception as e:  # noqa: BLE001 - numba's typing/lowering errors, or NVVM missing
+        raise SassUnavailable(f"numba-cuda could not compile {fn.__name__} to PTX: {str(e)[:400]}") from e
+    with tempfile.TemporaryDirectory(prefix="gpulab_sass_") as d:
+        p, c = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
+        with open(p, "w") as f:
+            f.write(ptx)
+        r = subprocess.run(
+            [ptxas, f"-arch={arch}", "-lineinfo", "-v", p, "-o", c], capture_output=True, text=True
+        )
+        if r.returncode:
+            raise SassUnavailable(f"ptxas failed for {fn.__name__} ({arch}): {r.stderr.strip()[:400]}")
+        log = r.stdout + r.stderr
+        s = subprocess.run([nvdisasm, "-g", "-c", c], capture_output=True, text=True)
+        if s.returncode:
+            raise SassUnavailable(f"nvdisasm failed for {fn.__name__}: {s.stderr.strip()[:400]}")
+    m = _REGS.search(log)
+    sp = _SPILL.search(log)
+    filename = fn.__code__.co_filename
+    insns = parse(s.stdout, filename)
+    return KernelSASS(
+        arch=arch,
+        registers=int(m.group(1)) if m else 0,
+        spill_bytes=int(sp.group(1)) + int(sp.group(2)) if sp else 0,
+        insns=insns,
+        filename=filename,
+        ptxas_log=log,
+        loops=_loops(insns),
+    )
+
+
+def compile_sass(fn, argtypes, arch="sm_90", fastmath=False) -> KernelSASS:
+    """The SASS of ``fn`` (a Python function or numba.cuda kernel) for ``argtypes`` (numba types,
+    a signature string, or launch arguments) on ``arch`` ("sm_90", "sm_80", "sm_75")."""
+    if arch not in ARCHS:
+        raise ValueError(f"unknown architecture {arch!r}; known: {sorted(ARCHS)}")
+    fn = getattr(fn, "py_func", fn)
+    if isinstance(argtypes, str):
+        from numba.core.sigutils import normalize_signature
+
+        argtypes = tuple(normalize_signature(argtypes)[0])
+    elif argtypes and not all(hasattr(t, "key") or type(t).__module__.startswith("numba") for t in argtypes):
+        argtypes = argtypes_of(argtypes)
+    return _compile_cached(fn, tuple(argtypes), arch, fastmath)
