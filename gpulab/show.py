@@ -41,9 +41,16 @@ class Source:
     """A function's source: Markdown with a fenced ``python`` block in a notebook and in the
     built book (highlighted by Jupyter and by Sphinx alike), plain text elsewhere."""
 
-    def __init__(self, text: str, where: str):
+    def __init__(self, text: str, where: str, first_line: int = 1):
         self.text = text
         self.where = where
+        self.first_line = first_line  # the number of the listing's first line in its file
+
+    def _repr_html_(self) -> str:
+        """Numbered lines (the file's own numbers, so "line 12" in the text can be found) that
+        wrap inside the column with a hanging indent deeper than the line's own indentation,
+        never back to column 0; colours inline, so it looks the same in Jupyter, Colab and the book."""
+        return listing_html(self.text, self.where, self.first_line)
 
     def _repr_markdown_(self) -> str:
         fence = "````" if "```" in self.text else "```"
@@ -75,7 +82,36 @@ def show_source(obj) -> Source:
         where = f"{package_path(filename)}, lines {first}-{first + len(lines) - 1}: {name}"
     else:
         where = name  # defined in a notebook cell
-    return Source(text, where)
+    return Source(text, where, first if where != name else 1)
+
+
+def listing_html(text: str, where: str = "", first_line: int = 1) -> str:
+    """``text`` as a highlighted Python listing: one block per line, numbered from
+    ``first_line``; a long line wraps with a hanging indent (its indentation + 4 characters)."""
+    import html as _html
+
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    body = highlight(text.rstrip("\n") + "\n", PythonLexer(), HtmlFormatter(nowrap=True, noclasses=True))
+    raw, marked = text.rstrip("\n").split("\n"), body.rstrip("\n").split("\n")
+    gutter = len(str(first_line + len(raw) - 1)) + 1  # characters for the line numbers
+    rows = []
+    for i, (src, hl) in enumerate(zip(raw, marked)):
+        hang = len(src) - len(src.lstrip(" ")) + 4
+        rows.append(
+            f'<span class="gpulab-line" style="display:block;position:relative;'
+            f"padding-left:{gutter + 1 + hang}ch;text-indent:-{hang}ch;white-space:pre-wrap;"
+            f'overflow-wrap:anywhere"><span class="gpulab-lineno" style="position:absolute;left:0;'
+            f"width:{gutter}ch;text-indent:0;text-align:right;color:#6e7781;user-select:none"
+            f'">{first_line + i}</span>{hl or " "}</span>'
+        )
+    head = f'<div class="gpulab-listing-title"><code>{_html.escape(where)}</code></div>' if where else ""
+    return (
+        f'<div class="gpulab-listing highlight-python">{head}<div class="highlight">'
+        f'<pre style="white-space:pre-wrap;overflow-x:hidden">{"".join(rows)}</pre></div></div>'
+    )
 
 
 OUTPUT_COLUMNS = 76  # characters of monospace output the book's text column holds
