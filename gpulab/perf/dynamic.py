@@ -181,7 +181,9 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         r = region_of[i.addr]
         lp_r = next((p for p in loops if p.line == loop_of.get(r)), None) if r is not None else None
         lanes = T.get(ln, 0) / e(ln) if e(ln) else lanes_per_warp
-        if ln not in E and ln not in stmt_of:
+        if i.sub:
+            n = 0.0  # a called routine (64-bit division's slow path): taken as not entered
+        elif ln not in E and ln not in stmt_of:
             n = float(nwarps)  # the def line and code the simulator does not see: once per warp
         elif lp_r is not None and r in iters:
             if ln == lp_r.line:  # loop control: once per trip around the SASS loop

@@ -14,8 +14,10 @@ from .. import errors
 from .. import metrics as M
 from ..launch import check_limits, dim3
 from ..sim.runner import python_function
+from . import dynamic
 from . import gpus as G
 from . import model
+from . import sass as S
 from . import weights as W
 from .prediction import Prediction
 from .sample import DRAM_CHUNK, KEY, choose_blocks, simulate
@@ -32,6 +34,29 @@ def estimate_registers(fn) -> int:
         return 32
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     return int(min(255, 16 + 2 * (len(names) + fn.__code__.co_argcount)))
+
+
+def compiled(kernel, args, arch="sm_90"):
+    """(sass.KernelSASS, "") for this launch's argument types, or (None, why not): the model
+    then falls back to its source-based estimates."""
+    fn = python_function(kernel)
+    if fn is None:
+        return None, "not a numba.cuda kernel or Python function"
+    ok, why = S.available()
+    if not ok:
+        return None, why
+    try:
+        return S.compile_sass(fn, S.argtypes_of(args), arch), ""
+    except S.SassUnavailable as e:
+        return None, str(e)
+
+
+def attach_sass(c, ks, fn):
+    """Put the executed SASS counts of ``ks`` for Counts ``c`` into c.extra["sass_dynamic"]."""
+    E = {ln: v.get(M.INST_EXECUTED, 0.0) for ln, v in c.lines.items()}
+    T = {ln: v.get(M.THREAD_INST_EXECUTED, 0.0) for ln, v in c.lines.items()}
+    c.extra["sass_dynamic"] = dynamic.count(ks, E, T, c.blocks * c.warps_per_block, dynamic.structure(fn))
+    return c
 
 
 def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, infos, wall):
@@ -237,10 +262,18 @@ def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
         notes.append(
             f"{gpu.name}: datasheet figures and the H200's fitted constants; not validated on this GPU."
         )
-    notes.append(
-        f"registers per thread guessed as {c.registers} (ptxas decides on a GPU; pass "
-        f"registers=... to gpulab.predict to set it)"
-    )
+    if c.extra.get("sass_arch"):
+        notes.append(
+            f"instructions and registers from the compiled code: ptxas for {c.extra['sass_arch']} "
+            f"gives {c.registers} registers per thread; SASS counted per executed line"
+        )
+    else:
+        why = c.extra.get("sass_missing")
+        notes.append(
+            f"registers per thread guessed as {c.registers} and instructions estimated from the "
+            f"source (ptxas decides on a GPU; pass registers=... to gpulab.predict to set it)"
+            + (f". No SASS here: {why}" if why else "")
+        )
     return Prediction(
         kernel=c.kernel,
         gpu=gpu.name,
@@ -305,22 +338,33 @@ def _line_costs(c, b, key, time_s):
 
 
 def predict(
-    kernel, grid, block, *args, gpu="H200", shared_bytes=0, registers=None, budget_s=10.0
+    kernel, grid, block, *args, gpu="H200", shared_bytes=0, registers=None, budget_s=10.0, use_sass=True
 ) -> Prediction:
     """Predict ``kernel[grid, block](*args)``'s time on ``gpu`` ("H200", "A100", "T4") from a
     simulation of a sample of its blocks on this CPU (``budget_s`` of simulation, about).
 
-    Arrays are copied: the call leaves ``args`` unchanged. ``registers`` sets registers per
-    thread for the occupancy (default: a guess from the kernel's variables).
+    Arrays are copied: the call leaves ``args`` unchanged. With the compiler wheels
+    (``gpulab[sass]``) the kernel is compiled for the GPU's architecture: registers per thread
+    come from ptxas and instruction counts from the executed SASS; without them (or with
+    ``use_sass=False``) both are estimated from the source and the report says so.
+    ``registers`` overrides registers per thread for the occupancy.
     """
+    g = G.get(gpu)
+    ks, why = compiled(kernel, args, g.arch) if use_sass else (None, "use_sass=False")
+    if ks is not None and registers is None:
+        registers = ks.registers
     c, halves = sample_counts(
         kernel, grid, block, args, shared_bytes=shared_bytes, registers=registers, budget_s=budget_s
     )
     fn = python_function(kernel)
-    c.extra["filename"] = fn.__code__.co_filename
-    if halves:
-        for h in halves:
-            h.extra["filename"] = c.extra["filename"]
+    for h in [c] + list(halves or ()):
+        h.extra = dict(h.extra)
+        h.extra["filename"] = fn.__code__.co_filename
+        if ks is not None:
+            attach_sass(h, ks, fn)
+            h.extra["sass_arch"] = ks.arch
+        else:
+            h.extra["sass_missing"] = why
     return from_counts(c, gpu, halves)
 
 

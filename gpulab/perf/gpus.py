@@ -47,6 +47,23 @@ class GPU:
     atomics_per_s: float = 5e10  # (warp instruction, sector) pairs, many addresses
     shared_atomic_cycles: float = 2.0  # per same-address lane in a shared atomic
     overlap_p: float = 4.0  # soft maximum of the bounds: (sum t_i^p)^(1/p)
+    # cycles one scheduler's pipe is busy per warp instruction, by sass.PIPES class: 32 lanes /
+    # (results per clock per SM / 4 schedulers), from the CUDA C++ Programming Guide's table of
+    # arithmetic instruction throughput (cc 9.0: FP32 128, FP64 64, 32-bit integer add, logic,
+    # compare, shift and multiply-add 64, conversions 16, MUFU 16, warp shuffle 32 per SM-clock)
+    pipe_cycles: dict = field(
+        default_factory=lambda: {
+            "fp32": 1.0,
+            "fp64": 2.0,
+            "alu": 2.0,
+            "int_mad": 2.0,
+            "int64": 2.0,
+            "mufu": 8.0,
+            "conv": 8.0,
+            "shuffle": 4.0,
+        },
+        compare=False,
+    )
     validated: bool = False
     sources: dict = field(default_factory=dict, compare=False)
 
@@ -114,6 +131,17 @@ A100 = H200.with_(
     dram_bytes_per_s=2.039e12 * H200_FIT["dram_bytes_per_s"] / 4.8e12,
     l2_bytes=40 * 2**20,
     l2_bytes_per_s=H200_FIT["l2_bytes_per_s"] * 108 * 1.41 / (132 * 1.98),
+    # Programming Guide, cc 8.0: FP32 64, FP64 32, integer 64, conversions 16, MUFU 16, shuffle 32
+    pipe_cycles={
+        "fp32": 2.0,
+        "fp64": 4.0,
+        "alu": 2.0,
+        "int_mad": 2.0,
+        "int64": 2.0,
+        "mufu": 8.0,
+        "conv": 8.0,
+        "shuffle": 4.0,
+    },
     validated=False,
     sources={
         "sms, clock_hz, l2_bytes, dram_peak_bytes_per_s": "NVIDIA A100 whitepaper and datasheet {cite}`nvidia-a100-whitepaper`, "
@@ -135,6 +163,17 @@ T4 = H200.with_(
     l2_bytes_per_s=H200_FIT["l2_bytes_per_s"] * 40 * 1.59 / (132 * 1.98),
     launch_s=3e-6,
     fp64_cycles_per_warp_inst=64.0,  # 2 FP64 units per SM (Turing whitepaper): 1/32 of FP32
+    # Programming Guide, cc 7.5: FP32 64, FP64 2, integer 64, conversions 16, MUFU 16, shuffle 32
+    pipe_cycles={
+        "fp32": 2.0,
+        "fp64": 64.0,
+        "alu": 2.0,
+        "int_mad": 2.0,
+        "int64": 2.0,
+        "mufu": 8.0,
+        "conv": 8.0,
+        "shuffle": 4.0,
+    },
     validated=False,
     sources={
         "sms, clock_hz, l2_bytes, dram_peak_bytes_per_s, fp64_cycles_per_warp_inst": "NVIDIA Turing whitepaper and T4 datasheet {cite}`nvidia-turing-whitepaper`, "

@@ -30,6 +30,7 @@ LIMITERS = {
     "issue": "instruction issue",
     "atomics": "atomics contention",
     "fp64": "FP64 pipe",
+    "pipe": "an execution pipe (integer, MUFU, conversions, shuffles)",
     "latency": "latency with too little in flight (Little's law)",
     "barrier": "barrier stalls",
     "launch": "launch overhead",
@@ -101,9 +102,33 @@ def line_omega(info, c, w):
     return base + g * w["gmem"] + s * w["smem"]
 
 
-def instruction_counts(counts, weights=None):
-    """(warp instructions, thread instructions, per-line warp instructions) in SASS terms."""
+def sass_lines(counts, weights=None):
+    """Per-line executed SASS instructions from the compiled code (counts.extra["sass_dynamic"], a
+    dynamic.Dynamic), or None without it. A line with math-library calls keeps the smaller of
+    that and the source estimate plus the measured instructions per call: the SASS of sin, log,
+    pow holds slow paths for rare arguments that the executed count must not include."""
+    dyn = counts.extra.get("sass_dynamic")
+    if dyn is None:
+        return None
     w = W.WEIGHTS if weights is None else weights
+    out = dict(dyn.per_line)
+    for ln, c in counts.lines.items():
+        if c.get(MATH_INST) and ln in out:
+            est = c.get(M.INST_EXECUTED, 0) * line_omega(counts.infos.get(ln), c, w) + c[MATH_INST]
+            out[ln] = min(out[ln], est)
+    return out
+
+
+def instruction_counts(counts, weights=None):
+    """(warp instructions, thread instructions, per-line warp instructions) in SASS terms: the
+    compiled code's executed count when the SASS is known, else the source-based estimate."""
+    w = W.WEIGHTS if weights is None else weights
+    sl = sass_lines(counts, weights)
+    if sl is not None:
+        dyn = counts.extra["sass_dynamic"]
+        inst = float(sum(sl.values()))
+        lanes = dyn.threads_per_inst or M.WARP
+        return inst, inst * lanes, sl
     iters = _line_iters(counts)
     per_line = {}
     inst = thr = 0.0
@@ -128,8 +153,12 @@ def instruction_counts(counts, weights=None):
 
 
 def fp64_instructions(counts) -> float:
-    """Warp instructions of float64 arithmetic: each line's arithmetic operations (multiply-adds
-    fused, as weights.py counts them) times the share the simulator saw computed in float64."""
+    """Warp instructions of float64 arithmetic: from the SASS (DFMA, DADD, DMUL, ...) when it is
+    known, else each line's arithmetic operations (multiply-adds fused, as weights.py counts
+    them) times the share the simulator saw computed in float64."""
+    dyn = counts.extra.get("sass_dynamic")
+    if dyn is not None:
+        return float(dyn.per_pipe.get("fp64", 0.0))
     total = 0.0
     for ln, c in counts.lines.items():
         share = c.get(F64_SHARE, 0.0)
@@ -206,6 +235,13 @@ def bounds(counts, gpu, weights=None):
     # holds its scheduler's FP64 pipe for several cycles
     f64 = fp64_instructions(counts)
     t["fp64"] = f64 * gpu.fp64_cycles_per_warp_inst / (active_sms * clk * gpu.issue_per_sm_cycle)
+    # the other pipes a scheduler feeds at less than one warp instruction per cycle (SASS known)
+    dyn = counts.extra.get("sass_dynamic")
+    if dyn is not None:
+        busy = max(
+            (n * gpu.pipe_cycles.get(p, 0.0) for p, n in dyn.per_pipe.items() if p != "fp64"), default=0.0
+        )
+        t["pipe"] = busy / (active_sms * clk * gpu.issue_per_sm_cycle)
     # atomics: one address applies its L2 operations one after another (a lane each, or one
     # per warp instruction where the compiler combines them: perf/uniform.py); requests to one
     # 2 KB chunk queue at one L2 unit; and all requests share the L2's atomic throughput
@@ -232,6 +268,8 @@ def bounds(counts, gpu, weights=None):
     for ln, c in counts.lines.items():
         info = counts.infos.get(ln)
         om = line_omega(info, c, w)
+        if dyn is not None and c.get(M.INST_EXECUTED):  # the compiled line's instructions
+            om = per_line_inst.get(ln, 0.0) / c[M.INST_EXECUTED]
         one = om * gpu.alu_latency_cycles / clk
         # loads of an unrolled loop are scheduled ahead of their uses: one wait per loop
         unroll = info.unroll_trip if info is not None else 1
@@ -249,14 +287,14 @@ def bounds(counts, gpu, weights=None):
             if info is not None and info.barrier
             else 0.0
         )
-        if c.get(MATH_INST) and c.get(M.INST_EXECUTED):  # a library call: a dependent chain
+        if dyn is None and c.get(MATH_INST) and c.get(M.INST_EXECUTED):  # a library call: a chain
             one += c[MATH_INST] / c[M.INST_EXECUTED] * gpu.alu_latency_cycles / clk
         dep = info.dep_factor if info else 1.0
         # a block ends with its slowest warp: executions per warp among the warps that run it
         runs = c.get(WARPS_TOUCHING, nwarps) or nwarps
         per_warp = c.get(M.INST_EXECUTED, 0) / runs
         lt = per_warp * (one * dep + bar)
-        if ln in iters:
+        if ln in iters and dyn is None:  # (the compiled loop control is in the header's SASS)
             lt += iters[ln][0] / runs * w["iter"] * gpu.alu_latency_cycles / clk
         lat_line[ln] = lt
         t_warp += lt

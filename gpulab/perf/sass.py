@@ -86,6 +86,7 @@ _INSN = re.compile(
 _LINE = re.compile(r'//## File "([^"]*)", line (\d+)')
 _TARGET = re.compile(r"`\(\.L_x_(\d+)\)")
 _LABEL = re.compile(r"^\.L_x_(\d+):")
+_FUNC = re.compile(r"^\$?[A-Za-z_$][\w$.]*:$")  # a function's own label (a subroutine after the kernel)
 _REGS = re.compile(r"Used (\d+) registers")
 _SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -103,6 +104,7 @@ class Insn:
     pred: str  # "@P0 " or ""
     operands: str
     target: int | None = None  # branch target address
+    sub: bool = False  # inside a called subroutine (e.g. __internal ... div_s64), not the kernel body
 
     @property
     def pipe(self):
@@ -215,6 +217,7 @@ def parse(text, filename):
     """Instructions of nvdisasm -g -c output, each tagged with its line in ``filename``."""
     insns, labels = [], {}
     line = 0
+    in_sub = False
     base = os.path.basename(filename)
     for raw in text.splitlines():
         m = _LINE.search(raw)
@@ -226,6 +229,9 @@ def parse(text, filename):
         lm = _LABEL.match(raw.strip())
         if lm:
             labels[int(lm.group(1))] = len(insns)
+            continue
+        if insns and _FUNC.match(raw.strip()) and not raw.strip().startswith(".text"):
+            in_sub, line = True, 0
             continue
         m = _INSN.search(raw)
         if not m:
@@ -241,6 +247,7 @@ def parse(text, filename):
                 (pred or ""),
                 operands.strip(),
                 int(t.group(1)) if t else None,
+                in_sub,
             )
         )
     # label numbers -> addresses of the instruction that follows the label
@@ -248,12 +255,15 @@ def parse(text, filename):
     for i in insns:
         if i.target is not None:
             i.target = lab_addr.get(i.target)
-    # drop the trailing self-branch and NOP padding after the last EXIT
-    last = max((k for k, i in enumerate(insns) if i.op == "EXIT"), default=len(insns) - 1)
-    tail = insns[last + 1 :]
-    if tail and all(i.op in ("BRA", "NOP") for i in tail):
-        insns = insns[: last + 1]
-    insns = [i for i in insns if i.op != "NOP"]
+    # drop the self-branches and NOP padding after each function's last EXIT or RET
+    keep = []
+    for i in insns:
+        if i.op == "NOP":
+            continue
+        if i.op == "BRA" and i.target == i.addr:
+            continue
+        keep.append(i)
+    insns = keep
     return insns
 
 
