@@ -46,6 +46,7 @@ def sampled_layout(grid, block, block_ids) -> Layout:
     lay.blocks = len(ids)
     lay.lanes = lay.blocks * lay.lanes_per_block
     g = np.arange(lay.lanes, dtype=np.int64)
+    lay.all_lanes = g  # every attribute Layout.__post_init__ sets (the simulator reads them)
     lay.block_of = g // lay.lanes_per_block
     lay.thread_of = g % lay.lanes_per_block
     lay.exists = lay.thread_of < lay.threads_per_block
