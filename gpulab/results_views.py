@@ -310,3 +310,99 @@ def perf_blind(res: dict | None = None) -> dict | None:
         "revised_within_2x": (r.get("after_revision") or {}).get("within_2x"),
         "rows": rows,
     }
+
+
+def measured_clock(res: dict | None) -> dict | None:
+    """The SM clock a GPU result ran at, as recorded with it (benchmarks/benchenv.py): a dict
+    with "GHz" (the median), "min_GHz", "max_GHz", "samples" and "source" (NVML samples during
+    the timed region, or Nsight Compute's sm__cycles_elapsed.avg.per_second). ``res`` is a whole
+    result, one of its rows, or a clock record itself; None when no clock was recorded (older
+    results): convert cycles with it, never with a guessed clock."""
+    if not isinstance(res, dict):
+        return None
+    rec = res if "median_MHz" in res else res.get("sm_clock")
+    if not isinstance(rec, dict) or "median_MHz" not in rec:
+        return None
+    return {
+        "GHz": rec["median_MHz"] / 1e3,
+        "min_GHz": rec["min_MHz"] / 1e3,
+        "max_GHz": rec["max_MHz"] / 1e3,
+        "samples": rec["samples"],
+        "source": rec["source"],
+    }
+
+
+def cycles(ns: float, res: dict | None) -> float | None:
+    """``ns`` in SM cycles at the clock ``res`` recorded (:func:`measured_clock`); None without one."""
+    clk = measured_clock(res)
+    return ns * clk["GHz"] if clk else None
+
+
+# SASS opcodes by the unit that executes them on compute capability 9.0 (CUDA C++ Programming
+# Guide, arithmetic instruction throughput: 128 FP32 multiply-adds, 64 32-bit integer
+# add/compare/logic results per cycle per SM, i.e. 1 and 1/2 warp instruction per scheduler)
+_FP32 = ("FFMA", "FADD", "FMUL")
+_INT_ALU = ("IADD3", "ISETP", "SEL", "LOP3", "SHF", "LEA", "VIADD", "IABS", "IMNMX")
+_INT_MAD = ("IMAD",)
+
+
+def sass_mix(body: list[str]) -> dict:
+    """Counts of one loop body's instructions: FP32 arithmetic, integer ALU (add, compare,
+    select, logic, shift), integer multiply-add (IMAD*, a MOV included), branches, loads, other."""
+    out = {"fp32": 0, "int_alu": 0, "int_mad": 0, "branch": 0, "load": 0, "other": 0, "total": 0}
+    for ins in body:
+        op = ins.split()[1] if ins.startswith("@") else ins.split()[0]
+        base = op.split(".")[0]
+        key = (
+            "fp32"
+            if base in _FP32
+            else "int_alu"
+            if base in _INT_ALU
+            else "int_mad"
+            if base in _INT_MAD
+            else "branch"
+            if base in ("BRA", "EXIT")
+            else "load"
+            if base.startswith("LD")
+            else "other"
+        )
+        out[key] += 1
+        out["total"] += 1
+    return out
+
+
+def fma_loop(res: dict | None = None) -> dict | None:
+    """Chapter 04's multiply-add loops counted in SM cycles (benchmarks/fma_loop.py, under ncu):
+    per case its time, SM cycles, clock (GHz), cycles per loop iteration, warp instructions
+    issued per scheduler per cycle; the main (unrolled) loop's instruction mix; and the
+    pointer-chase steps in cycles (L1, shared, DRAM)."""
+    r = _load("fma_loop", res)
+    if not r:
+        return None
+    cases = {}
+    for name, c in r["cases"].items():
+        cases[name] = {
+            "time_us": c["gpu__time_duration.sum"] / 1e3,
+            "sm_cycles": c["sm__cycles_elapsed.max"],
+            "clock_GHz": measured_clock(c)["GHz"],
+            "iterations": c["iters"],
+            "cycles_per_iteration": c["cycles_per_iteration"],
+            "warp_inst": c["smsp__inst_executed.sum"],
+            "issue_per_scheduler_cycle": c["smsp__issue_active.avg.pct_of_peak_sustained_active"] / 100,
+            "warps_active_pct": c["sm__warps_active.avg.pct_of_peak_sustained_active"],
+        }
+    mixes = {}
+    for kern, bodies in (r.get("sass_loops") or {}).items():
+        if bodies:
+            main = max(bodies, key=len)  # the unrolled main loop (the other is its remainder)
+            mixes[kern] = {**sass_mix(main), "body": main}
+    chases = {
+        k: {
+            "cycles_per_step": v["cycles_per_step"],
+            "ns_per_step": v["ns_per_step"],
+            "clock_GHz": measured_clock(v)["GHz"],
+            "warp_inst_per_step": v["warp_instructions_per_step"],
+        }
+        for k, v in r.get("chases", {}).items()
+    }
+    return {"cases": cases, "loop_mix": mixes, "chases": chases, "ncu_command": r.get("ncu_command")}
