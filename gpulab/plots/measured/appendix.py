@@ -16,6 +16,7 @@ ORDER = (
     "notebooks_gpu",
     "notebooks_cpu",
     "latency",
+    "fma_loop",
     "reduction",
     "tensor_cores_mma",
     "tensor_cores_throughput",
