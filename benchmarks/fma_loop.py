@@ -17,6 +17,8 @@ The pointer chases of benchmarks/latency.py (one thread) run here too, at two le
 so their SM cycle counts give cycles per dependent-load step directly: an L1-resident chase
 (16 KiB), the shared-memory chase, and a DRAM one (1 GiB).
 Without a GPU it prints SKIP and exits 0.
+
+    python benchmarks/fma_loop.py sass LISTING   # re-read the loop bodies from a saved listing
 """
 
 from __future__ import annotations
@@ -130,10 +132,15 @@ def clock_outside_profiler():
 
 
 def sass():
-    """SASS text of the FMA kernels and the chases (numba's inspect_sass; needs nvdisasm)."""
+    """SASS text of the FMA kernels and the chases (numba's inspect_sass; needs nvdisasm). Each
+    kernel is launched once first, so this process has compiled it."""
     from latency import chase_global, chase_shared
     from perf_model import fma_chain, fma_ilp4
 
+    for name, k, g, b, args in cases():
+        k[g, b](*args)
+    for name, steps, launch in chase_launches():
+        launch()
     text = {}
     for k in (fma_chain, fma_ilp4, chase_global, chase_shared):
         try:
@@ -143,27 +150,67 @@ def sass():
     return text
 
 
-def loop_body(sass_text: str) -> list[str] | None:
-    """The instructions of the innermost backward-branching loop in a SASS listing (from the
-    branch's target label to the branch), or None when no backward branch is found."""
+def loops(sass_text: str) -> list[list[str]]:
+    """The instructions of every backward-branching loop in a SASS listing, in address order
+    (each from the branch's target to the branch; targets as addresses or nvdisasm's .L_x_N
+    labels). numba's range loops come out unrolled by 4, with a remainder loop before them."""
     import re
 
-    lines = [ln.strip() for ln in sass_text.splitlines()]
-    addr = {}
-    for i, ln in enumerate(lines):
-        m = re.match(r"/\*([0-9a-f]{4,})\*/\s+(.*?);?\s*(/\*.*)?$", ln)
+    ins, labels, pending = [], {}, []
+    for ln in sass_text.splitlines():
+        ln = ln.strip()
+        lab = re.match(r"^(\.L_x_\d+):", ln)
+        if lab:
+            pending.append(lab.group(1))
+            continue
+        m = re.match(r"/\*([0-9a-f]{4,})\*/\s+([@A-Z].*?)\s*;", ln)
         if m:
-            addr[int(m.group(1), 16)] = (i, m.group(2).strip())
-    best = None
-    for a, (i, ins) in addr.items():
-        m = re.search(r"BRA\s.*?`?\(?\.?L?_?x?_?(0x[0-9a-f]+)\)?", ins)
-        if m and "BRA" in ins:
-            tgt = int(m.group(1), 16)
-            if tgt < a:
-                body = [addr[x][1] for x in sorted(addr) if tgt <= x <= a]
-                if best is None or len(body) < len(best):
-                    best = body
-    return best
+            a = int(m.group(1), 16)
+            for name in pending:
+                labels[name] = a
+            pending = []
+            ins.append((a, m.group(2).strip()))
+    found = []
+    for a, text in ins:
+        if "BRA" not in text:
+            continue
+        m = re.search(r"\(?(\.L_x_\d+)\)?|BRA\s+(0x[0-9a-f]+)", text)
+        if not m:
+            continue
+        tgt = labels.get(m.group(1)) if m.group(1) else int(m.group(2), 16)
+        if tgt is not None and tgt < a:
+            found.append((tgt, [t for x, t in ins if tgt <= x <= a]))
+    return [body for _, body in sorted(found)]
+
+
+def split_listing(text: str) -> dict:
+    """{kernel: SASS} from a listing written by main() (GPULAB_SASS_OUT: '===== name' headers)."""
+    out, name = {}, None
+    for ln in text.splitlines():
+        if ln.startswith("===== "):
+            name = ln[6:].strip()
+            out[name] = []
+        elif name:
+            out[name].append(ln)
+    return {k: "\n".join(v) for k, v in out.items()}
+
+
+def reread_sass(listing_path: str) -> int:
+    """Recompute fma_loop.json's sass_loop_body from a saved listing (plain or .gz)."""
+    import gzip
+
+    op = gzip.open if listing_path.endswith(".gz") else open
+    with op(listing_path, "rt") as f:
+        listing = split_listing(f.read())
+    path = os.environ.get("GPULAB_BENCH_OUT") or os.path.join(RESULTS_DIR, "fma_loop.json")
+    res = json.load(open(path))
+    res.pop("sass_loop_body", None)
+    res["sass_loops"] = {k: loops(v) for k, v in listing.items() if v.strip()}
+    res["sass_listing"] = os.path.relpath(listing_path, os.path.dirname(HERE))
+    with open(path, "w") as f:
+        json.dump(res, f, indent=1)
+    print(json.dumps(res["sass_loops"], indent=1))
+    return 0
 
 
 def main():
@@ -171,6 +218,8 @@ def main():
 
     if len(sys.argv) > 1 and sys.argv[1] == "kernels":
         return kernels_main()
+    if len(sys.argv) > 2 and sys.argv[1] == "sass":
+        return reread_sass(sys.argv[2])
     if not gpu_present():
         print("SKIP: no CUDA GPU visible; nothing measured, results file untouched.")
         return 0
@@ -236,7 +285,7 @@ def main():
         }
     res["outside_profiler"] = clock_outside_profiler()
     listing = sass()
-    res["sass_loop_body"] = {k: loop_body(v) for k, v in listing.items()}
+    res["sass_loops"] = {k: loops(v) for k, v in listing.items()}
     sass_path = os.environ.get("GPULAB_SASS_OUT")
     if sass_path:
         with open(sass_path, "w") as f:

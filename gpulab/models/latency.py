@@ -174,11 +174,13 @@ def ladder_levels(
 ) -> dict:
     """The L1, L2 and DRAM rungs of a pointer-chase ladder (gpulab/data/results/latency.json).
 
-    A rung is the median ns (and cycles at the recorded maximum clock) over the working sets
-    that lie clearly inside that level: at most `l1_max_bytes` for L1; from 2 MiB to
-    `l2_fraction` of the recorded L2 size for L2; at least `dram_factor` times the L2 size for
-    DRAM. Sizes near a capacity are left out because there the chase mixes two levels. Returns
-    {level: {"ns", "cycles", "working_sets"}} for the levels the file has rows for."""
+    A rung is the median ns over the working sets that lie clearly inside that level: at most
+    `l1_max_bytes` for L1; from 2 MiB to `l2_fraction` of the recorded L2 size for L2; at least
+    `dram_factor` times the L2 size for DRAM. Sizes near a capacity are left out because there
+    the chase mixes two levels. Cycles convert at the SM clock recorded during the chases
+    (``sm_clock``, benchmarks/benchenv.py), or at the maximum clock for an older file that
+    recorded none ("clock_measured" says which). Returns {level: {"ns", "cycles", "clock_GHz",
+    "clock_measured", "working_sets"}} for the levels the file has rows for."""
     rows = chase.get("global") if isinstance(chase, dict) else None
     if not rows:
         raise ValueError(
@@ -191,7 +193,9 @@ def ladder_levels(
         raise ValueError(
             "the latency result records no L2 size (environment.l2_bytes); re-run benchmarks/latency.py"
         )
-    ghz = chase.get("max_sm_clock_GHz")
+    clock = chase.get("sm_clock") or {}
+    measured = "median_MHz" in clock
+    ghz = clock["median_MHz"] / 1e3 if measured else chase.get("max_sm_clock_GHz")
     bands = {
         "L1": (0, l1_max_bytes),
         "L2": (2 << 20, l2 * l2_fraction),
@@ -206,6 +210,8 @@ def ladder_levels(
         out[level] = {
             "ns": ns,
             "cycles": ns * ghz if ghz else None,
+            "clock_GHz": ghz,
+            "clock_measured": measured,
             "working_sets": [r["working_set_bytes"] for r in sel],
         }
     return out

@@ -123,3 +123,73 @@ SECTIONS = [
         targets=["occupancy calculator = cuda_occupancy.h"],
     ),
 ]
+
+
+def _h_fma_loop(r):
+    from ... import results_views as rv
+
+    v = rv.fma_loop(r)
+    full, one = v["cases"]["fma_chain_full"], v["cases"]["fma_chain_1_warp"]
+    mix = v["loop_mix"].get("fma_chain", {})
+    l1 = v["chases"].get("chase_l1_16KiB", {})
+    return [
+        Headline(
+            "FMA loop issue rate at full occupancy",
+            full["issue_per_scheduler_cycle"],
+            f"64 warps per SM running a dependent multiply-add loop issued "
+            f"{full['issue_per_scheduler_cycle']:.2f} warp instructions per scheduler per cycle at "
+            f"{full['clock_GHz']:.2f} GHz (Nsight Compute's SM clock); "
+            f"{mix.get('int_alu', '?')} of the {mix.get('total', '?')} instructions of the unrolled "
+            f"loop are integer add/compare/select, which run at half the FP32 rate.",
+            score=False,
+        ),
+        Headline(
+            "cycles per iteration, one warp",
+            one["cycles_per_iteration"],
+            f"One warp alone: {one['cycles_per_iteration']:.1f} SM cycles per iteration of the "
+            f"loop (its 64-bit loop counter is a chain of dependent integer instructions).",
+            score=False,
+        ),
+        Headline(
+            "cycles per L1 chase step",
+            l1.get("cycles_per_step"),
+            f"A pointer-chase step over 16 KiB (L1): {l1.get('cycles_per_step', float('nan')):.1f} "
+            f"SM cycles, counted by Nsight Compute (difference of two chase lengths).",
+            score=False,
+        ),
+    ]
+
+
+def _t_fma_loop(r):
+    from ... import results_views as rv
+
+    v = rv.fma_loop(r)
+    rows = [
+        (
+            k,
+            f"{c['time_us']:.1f}",
+            f"{c['clock_GHz']:.3f}",
+            f"{c['cycles_per_iteration']:.1f}",
+            f"{c['issue_per_scheduler_cycle']:.2f}",
+        )
+        for k, c in v["cases"].items()
+    ]
+    rows += [
+        (k, f"{c['ns_per_step'] * 1e-3:.4f}", f"{c['clock_GHz']:.3f}", f"{c['cycles_per_step']:.1f}", "")
+        for k, c in v["chases"].items()
+    ]
+    return _df(rows, ["case", "time (us; chases: us/step)", "clock (GHz)", "cycles/iter", "issue/cycle"])
+
+
+SECTIONS.append(
+    Section(
+        "fma_loop",
+        "Multiply-add loops and chase steps in SM cycles",
+        "benchmarks/fma_loop.py",
+        "python benchmarks/fma_loop.py",
+        _h_fma_loop,
+        None,
+        _t_fma_loop,
+        needs="an NVIDIA GPU and Nsight Compute (ncu)",
+    )
+)
