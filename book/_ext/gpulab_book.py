@@ -9,6 +9,9 @@ Also (issue 15): solution titles open their dropdown (book_solutions.py), every 
 static fallback (book_widgets.py), MathJax is served from the book (book_math.py), the book's
 CSS (static/gpulab_book.css), and myst-nb's hidden-cell node renders in the single-page build
 that the PDF is printed from (book/_ext/make_pdf.py).
+
+Also (issue 25): every figure links to its full-size image, and the build writes all notebooks
+into one archive (book_download.py).
 """
 
 from __future__ import annotations
@@ -56,7 +59,46 @@ def hidden_cells_in_singlehtml(app):
     )
 
 
+def link_figures_to_full_size(app):
+    """Every figure's image links to the image itself (tap or click to enlarge: on a phone a
+    figure shrinks to the screen, issue 25). Sphinx links only images given a size; this runs
+    after its own pass, with the same file names it chose."""
+    import posixpath
+
+    from docutils import nodes
+
+    builder = app.builder
+    if builder.format != "html" or not hasattr(builder, "post_process_images"):
+        return
+    original = builder.post_process_images
+
+    def post_process_images(doctree):
+        original(doctree)
+        for node in list(doctree.findall(nodes.image)):
+            if isinstance(node.parent, nodes.reference) or node.parent.__class__.__name__ == "reference":
+                continue
+            if not any(isinstance(a, nodes.figure) for a in _ancestors(node)):
+                continue
+            uri = node["uri"]
+            if uri.startswith("data:"):
+                continue
+            ref = nodes.reference("", "", internal=True, classes=["gpulab-figure-link"])
+            images = getattr(builder, "images", {})
+            ref["refuri"] = posixpath.join(builder.imgpath, images[uri]) if uri in images else uri
+            node.replace_self(ref)
+            ref.append(node)
+
+    builder.post_process_images = post_process_images
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 def setup(app):
+    import book_download
     import book_math
     import book_solutions
     import book_widgets
@@ -66,8 +108,10 @@ def setup(app):
     app.connect("html-page-context", dedupe_scripts, priority=100)
     app.connect("config-inited", add_static)
     app.connect("builder-inited", hidden_cells_in_singlehtml)
+    app.connect("builder-inited", link_figures_to_full_size)
     app.add_css_file("gpulab_book.css")
     book_solutions.setup(app)
     book_widgets.setup(app)
     book_math.setup(app)
+    book_download.setup(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -39,6 +39,8 @@ from .core import (
     available,
     display_compared,  # noqa: F401
     display_table,  # noqa: F401
+    glue_table,  # noqa: F401
+    markdown_table,  # noqa: F401
     environment,
     label,
     load,
@@ -70,6 +72,8 @@ __all__ = [
     "figures",
     "display_compared",
     "display_table",
+    "glue_table",
+    "markdown_table",
     "text_width",
     "WIDTH",
     "size_range",

@@ -4,7 +4,7 @@ order of the scorecard), and the calls the notebook makes: show, scorecard, prov
 from __future__ import annotations
 
 from . import divergence, memory, occupancy, reduction, runs, serial, tensor_cores
-from .core import Headline, _df, _legible, _wrap, available, display_table, label, load
+from .core import Headline, _df, _legible, _wrap, available, display_table, glue_table, label, load
 
 
 ORDER = (
@@ -153,11 +153,12 @@ def provenance(root=None):
     return _df(rows, ["file", "measured on, with, when"])
 
 
-def show(name: str, root=None, fig: str | None = None):
+def show(name: str, root=None, fig: str | None = None, tab: str | None = None):
     """Print one file's label, how to rerun it, its method and headlines (lines of at most
     :data:`WIDTH` characters), display its table and draw its figures. With ``fig``, the figures
     are glued as ``fig``, ``fig-b``... for numbered, captioned ``{glue:figure}`` blocks (and
-    closed). Returns the headlines (empty when the file is missing)."""
+    closed); with ``tab``, the table is glued as ``tab`` for a numbered, captioned ``{table}``
+    block (core.glue_table). Returns the headlines (empty when the file is missing)."""
     res = load(name, root)
     if res is None:
         print(missing_message(name))
@@ -168,7 +169,7 @@ def show(name: str, root=None, fig: str | None = None):
         print(_wrap(f"No section describes {name}.json; its top-level keys: {', '.join(res)}"))
         return []
     if s.run == "-":
-        print("rerun: not possible (how it was measured was not recorded)")
+        print("rerun: none (the file names no script or method)")
     else:
         print(_wrap(f"rerun: {s.run} (needs {s.needs})", rest="  "))
     if isinstance(res.get("method"), str):
@@ -181,7 +182,9 @@ def show(name: str, root=None, fig: str | None = None):
         try:
             from IPython.display import display
 
-            display(display_table(t))
+            shown = glue_table(tab, t) if tab else display_table(t)
+            if shown is not None:
+                display(shown)
         except ImportError:  # pragma: no cover
             print(t)
     figs = figures(name, res)

@@ -202,7 +202,7 @@ def _wrap(text: str, width: int = WIDTH, first: str = "", rest: str = "") -> str
 def label(name: str, res: dict) -> str:
     """One line: where, with what and when this file was measured, from the file itself."""
     env = environment(res, name)
-    parts = [env.get("gpu") or env.get("cpu") or "machine not recorded"]
+    parts = [env.get("gpu") or env.get("cpu") or "machine unknown"]
     if env.get("gpu") and env.get("cpu"):
         parts.append(env["cpu"])
     if "driver" in env:
@@ -212,7 +212,7 @@ def label(name: str, res: dict) -> str:
     for k in ("numba", "numba-cuda", "numpy", "cupy", "torch", "nvcc"):
         if k in env:
             parts.append(f"{k} {env[k]}")
-    parts.append(_day_time(env.get("date", "date not recorded")))
+    parts.append(_day_time(env.get("date", "undated")))
     s = ", ".join(parts)
     if "source_of_label" in env:
         s += f" [from {env['source_of_label']}]"
@@ -289,7 +289,7 @@ def _cell(x) -> str:
             return f"{int(x):,}"
         if abs(x) >= 1000:
             return f"{x:,.0f}"
-        return f"{x:.3g}"
+        return f"{x:#.3g}".rstrip(".")  # 3 significant figures, kept: 31.0, 0.500
     return str(x)
 
 
@@ -301,20 +301,50 @@ def display_table(df):
     return df.style.hide(axis="index").format(_cell)
 
 
-def _decimals(x):
-    """A number to at most 3 decimals, without trailing zeros; anything else as it is."""
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.number)):
-        return x
-    return f"{round(float(x), 3):g}"
-
-
-def display_compared(df, rows=None, cols=None, names=None):
-    """``df`` (a row per kernel) turned to a column per kernel and a row per quantity, numbers
-    to 3 decimals, no pandas index; ``rows`` picks quantities, ``cols`` kernels, ``names``
-    renames kernels for their column headers."""
+def compared(df, rows=None, cols=None, names=None):
+    """``df`` (a row per kernel) turned to a column per kernel and a row per quantity, without
+    the pandas index; ``rows`` picks quantities, ``cols`` kernels, ``names`` renames kernels
+    for their column headers."""
     t = df.loc[cols if cols is not None else df.index, rows if rows is not None else df.columns]
-    t = t.rename(index=names or {}).T.reset_index(names="")
-    return t.style.hide(axis="index").format(_decimals)
+    return t.rename(index=names or {}).T.reset_index(names="")
+
+
+def display_compared(df, rows=None, cols=None, names=None, glue_as: str | None = None):
+    """:func:`compared` as the book shows it: values to 3 significant figures (as the text
+    quotes them). With ``glue_as``, see :func:`glue_table`."""
+    t = compared(df, rows, cols, names)
+    if glue_as:
+        return glue_table(glue_as, t)
+    return display_table(t)
+
+
+def markdown_table(df) -> str:
+    """``df`` as a Markdown table, values through :func:`_cell`, no index."""
+
+    def esc(v) -> str:
+        return str(v).replace("|", "\\|").replace("\n", " ")
+
+    head = "| " + " | ".join(esc(c) for c in df.columns) + " |"
+    rule = "|" + "|".join("---" for _ in df.columns) + "|"
+    body = ["| " + " | ".join(esc(_cell(v)) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join([head, rule, *body]) + "\n"
+
+
+def glue_table(name: str, df):
+    """Pass ``df`` to the book as a Markdown table under ``name`` for a numbered, captioned
+    table (a ``{table}`` block holding ``{glue:md}`name``` with ``:format: myst``). Where the
+    notebook runs without myst-nb (Colab, a plain Jupyter) there is no such block, so the
+    table is shown in the cell instead."""
+    try:
+        import myst_nb  # noqa: F401
+    except ImportError:
+        return display_table(df)
+    from IPython.display import Markdown
+
+    from gpulab.show import glue
+
+    glue(name, Markdown(markdown_table(df)), display=False)
+    return None
 
 
 def text_width(df) -> int:
