@@ -1,6 +1,7 @@
 """Grading outside a notebook: ``python -m gpulab.grading grade`` (a folder of submissions into
 a CSV, one ``otter run`` subprocess each with a whole-submission time limit), ``assign`` (every
-master through ``otter assign``) and ``otter`` (Otter's own command line with nbclient limits)."""
+master through ``otter assign``, into self-contained Gradescope zips), ``flags`` (run by those
+zips on Gradescope) and ``otter`` (Otter's own command line with nbclient limits)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import sys
 import tempfile
 import time
 
+from .gradescope import AUTOGRADER_DIR, SOURCES, add_flags
 from .limits import DEFAULT_CELL_TIMEOUT, patch_nbclient
 from .tamper import suspicious
 
@@ -86,6 +88,8 @@ def grade_one(
         with open(path) as f:
             res = json.load(f)
         row.update(total=res["total"], possible=res["possible"], scores=res["scores"], cases=res["cases"])
+        if res.get("hostile"):  # scored 0 by the plugin: say why, first in the flags
+            row["flags"] = [f"hostile: {r}" for r in res["hostile"]] + row["flags"]
         if res["error"]:
             row.update(status="error", error=f"Otter could not grade the notebook: {res['error']}"[:500])
         return row
@@ -138,32 +142,65 @@ def grade_folder(
     return rows
 
 
-def assign_all(exercises: str, out: str, sync_public_tests: bool = False) -> dict:
-    """Run ``otter assign`` on every master ``exercises/<hw>/<hw>.ipynb`` into ``out/<hw>``; with
-    ``sync_public_tests``, copy each student ``tests/`` folder into gpulab/homework/<hw>/tests
-    (what Colab notebooks use). Returns {hw: autograder zip path}."""
+def assign_all(
+    exercises: str,
+    out: str,
+    sync_public_tests: bool = False,
+    gpulab: str = "wheel",
+    only: list[str] | None = None,
+) -> dict:
+    """Run ``otter assign`` on every master ``exercises/<hw>/<hw>.ipynb`` (or those named in
+    ``only``) into ``out/<hw>``. Each autograder zip is self-contained: it carries gpulab's wheel
+    built from this checkout (``gpulab="repository"``: installs from the public repository
+    instead), pins every package of the image to requirements.txt, and its run_autograder lists
+    the submission's flags for the instructor (:mod:`.gradescope`). With ``sync_public_tests``,
+    copy each student ``tests/`` folder into gpulab/homework/<hw>/tests (what Colab notebooks
+    use). Returns {hw: autograder zip path}."""
     import shutil
 
+    from . import gradescope
+
+    if gpulab not in gradescope.SOURCES:
+        raise ValueError(f"gpulab source {gpulab!r}: expected one of {', '.join(gradescope.SOURCES)}")
+    masters = [
+        m
+        for m in sorted(glob.glob(os.path.join(exercises, "*", "*.ipynb")))
+        if os.path.basename(os.path.dirname(m)) == os.path.splitext(os.path.basename(m))[0]
+    ]
+    names = [os.path.splitext(os.path.basename(m))[0] for m in masters]
+    unknown = sorted(set(only or []) - set(names))
+    if unknown:
+        raise ValueError(f"no master for {', '.join(unknown)} in {exercises} (there are: {', '.join(names)})")
+    masters = [m for m, hw in zip(masters, names) if not only or hw in only]
+    root = gradescope.checkout_root()
     zips = {}
-    for master in sorted(glob.glob(os.path.join(exercises, "*", "*.ipynb"))):
-        hw = os.path.splitext(os.path.basename(master))[0]
-        if os.path.basename(os.path.dirname(master)) != hw:
-            continue
-        dest = os.path.abspath(os.path.join(out, hw))
-        shutil.rmtree(dest, ignore_errors=True)
-        subprocess.run(
-            [sys.executable, "-m", "gpulab.grading", "otter", "assign", "-v", os.path.abspath(master), dest],
-            check=True,
-            cwd=os.path.dirname(os.path.abspath(master)),
-        )
-        zips[hw] = sorted(glob.glob(os.path.join(dest, "autograder", "*.zip")))[-1]
-        if sync_public_tests:
-            target = os.path.join(
-                os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "homework", hw, "tests"
+    with tempfile.TemporaryDirectory(prefix="gpulab-assign-") as stage:
+        built = gradescope.build_wheel(os.path.join(stage, "wheel"), root)  # its pins either way
+        requirements = gradescope.pinned_requirements(
+            gradescope.wheel_requires(built),
+            gradescope.image_roots(os.path.join(exercises, "requirements-gradescope.txt")),
+            root / "requirements.txt",
+        ) + [gradescope.gpulab_requirement(gpulab, os.path.basename(built))]
+        wheel = built if gpulab == "wheel" else None
+        for master in masters:
+            hw = os.path.splitext(os.path.basename(master))[0]
+            staged = gradescope.stage_master(master, stage, requirements, wheel)
+            dest = os.path.abspath(os.path.join(out, hw))
+            shutil.rmtree(dest, ignore_errors=True)
+            subprocess.run(
+                [sys.executable, "-m", "gpulab.grading", "otter", "assign", "-v", staged, dest],
+                check=True,
+                cwd=os.path.dirname(staged),
             )
-            shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(os.path.join(dest, "student", "tests"), target)
-        print(f"{hw}: {zips[hw]}")
+            zips[hw] = sorted(glob.glob(os.path.join(dest, "autograder", "*.zip")))[-1]
+            gradescope.add_flags_step(zips[hw])
+            if sync_public_tests:
+                target = os.path.join(
+                    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "homework", hw, "tests"
+                )
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(os.path.join(dest, "student", "tests"), target)
+            print(f"{hw}: {zips[hw]}")
     return zips
 
 
@@ -199,16 +236,32 @@ def main(argv=None):
         help=f"seconds per notebook cell (default {DEFAULT_CELL_TIMEOUT})",
     )
     s = sub.add_parser("assign", help="otter assign every master in exercises/ (student + autograder)")
+    s.add_argument("homework", nargs="*", help="only these masters (e.g. hw02_simt; default all)")
     s.add_argument("--exercises", default="exercises", help="folder of masters (default exercises)")
     s.add_argument("--out", default="dist", help="output folder (default dist)")
+    s.add_argument(
+        "--gpulab",
+        choices=SOURCES,
+        default="wheel",
+        help="where the Gradescope image gets gpulab: the wheel built from this checkout, carried "
+        "in the zip (default), or the public repository (gpulab.show.repository_url())",
+    )
     s.add_argument(
         "--sync-public-tests",
         action="store_true",
         help="also copy the public tests into gpulab/homework (maintainers)",
     )
+    f = sub.add_parser(
+        "flags", help="(run by the zip on Gradescope) list the submission's flags in results.json"
+    )
+    f.add_argument("autograder_dir", nargs="?", default=AUTOGRADER_DIR, help="default /autograder")
     a = ap.parse_args(argv)
     if a.cmd == "assign":
-        assign_all(a.exercises, a.out, a.sync_public_tests)
+        assign_all(a.exercises, a.out, a.sync_public_tests, a.gpulab, a.homework or None)
+        return 0
+    if a.cmd == "flags":
+        flags = add_flags(a.autograder_dir)
+        print(f"gpulab grading flags: {'; '.join(flags) if flags else 'none'}")
         return 0
     files = []
     for s in a.submissions:
