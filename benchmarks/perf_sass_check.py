@@ -56,7 +56,7 @@ def registers_main():
                 continue
             try:
                 ks = sass.compile_sass(c["kernel"], sass.argtypes_of(make_args(c)), "sm_90")
-                r = ks.registers
+                r = ks.launch_registers
             except sass.SassUnavailable as e:
                 r = f"error: {str(e)[:200]}"
             rows[f"{set_name}/{c['name']}"] = {"ptxas": r, "h200": m, "match": r == m}

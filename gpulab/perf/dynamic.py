@@ -35,7 +35,22 @@ def python_loops(fn):
 
 
 def structure(fn):
-    """(loops, {line: line of the statement that holds it}, def line) of a kernel, absolute lines."""
+    """(loops, {line: line of the statement that holds it}, def line) of a kernel and of the
+    device functions it calls from the same file (their lines are tagged in its SASS too)."""
+    from .sass import device_functions
+
+    loops, stmt_of, dl = _structure_one(fn)
+    fname = getattr(fn, "py_func", fn).__code__.co_filename
+    for d in device_functions(fn):
+        if d.py_func.__code__.co_filename == fname:
+            lp, so, _ = _structure_one(d.py_func)
+            loops += lp
+            for k, v in so.items():
+                stmt_of.setdefault(k, v)
+    return loops, stmt_of, dl
+
+
+def _structure_one(fn):
     fn = getattr(fn, "py_func", fn)
     try:
         src, start = inspect.getsourcelines(fn)

@@ -264,8 +264,8 @@ def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
         )
     if c.extra.get("sass_arch"):
         notes.append(
-            f"instructions and registers from the compiled code: ptxas for {c.extra['sass_arch']} "
-            f"gives {c.registers} registers per thread; SASS counted per executed line"
+            f"instructions and registers from the compiled code: {c.registers} registers per thread "
+            f"at launch (ptxas, {c.extra['sass_arch']}); SASS counted per executed line"
         )
     else:
         why = c.extra.get("sass_missing")
@@ -352,7 +352,7 @@ def predict(
     g = G.get(gpu)
     ks, why = compiled(kernel, args, g.arch) if use_sass else (None, "use_sass=False")
     if ks is not None and registers is None:
-        registers = ks.registers
+        registers = ks.launch_registers
     c, halves = sample_counts(
         kernel, grid, block, args, shared_bytes=shared_bytes, registers=registers, budget_s=budget_s
     )

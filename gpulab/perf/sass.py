@@ -22,6 +22,11 @@ from dataclasses import dataclass, field
 
 ARCHS = {"sm_90": (9, 0), "sm_80": (8, 0), "sm_75": (7, 5)}
 MIN_PTXAS = (13, 0)  # numba-cuda 0.30.4 writes `.version 9.0`
+# Registers a launch is given when ptxas asks for fewer: on the H200 every one of 19 recorded
+# kernels that ptxas compiles to 8-15 registers ran with launch__registers_per_thread = 16, and
+# all 40 that ptxas gives >= 16 ran with exactly ptxas's count (benchmarks/perf_sass_check.py
+# registers, against perf_model.json and perf_blind.json). Not measured on other GPUs.
+MIN_LAUNCH_REGISTERS = {"sm_90": 16}
 
 # pipe classes of SASS opcodes (the base opcode, before the first '.'); anything else: "alu"
 PIPES = {
@@ -126,6 +131,11 @@ class KernelSASS:
     filename: str
     ptxas_log: str = ""
     loops: list = field(default_factory=list)  # (start addr, end addr) of each back-edge loop
+
+    @property
+    def launch_registers(self):
+        """Registers per thread the launch gets (ptxas's count, raised to the GPU's floor)."""
+        return max(self.registers, MIN_LAUNCH_REGISTERS.get(self.arch, 0))
 
     def by_line(self):
         """{line: {pipe: static count}}."""
@@ -278,13 +288,59 @@ def _loops(insns):
     )
 
 
+def device_functions(fn):
+    """The numba.cuda device functions ``fn`` calls by a global name (one level and deeper)."""
+    out, todo = [], [getattr(fn, "py_func", fn)]
+    while todo:
+        f = todo.pop()
+        for name in f.__code__.co_names:
+            d = f.__globals__.get(name)
+            if d is not None and type(d).__name__ == "CUDADispatcher" and d.targetoptions.get("device"):
+                if all(d is not o for o in out):
+                    out.append(d)
+                    todo.append(d.py_func)
+    return out
+
+
+class _NoDriverCC:
+    """numba-cuda compiles a called device function for the *current device*'s compute
+    capability (dispatcher.compile_device), which needs a driver; on a CPU the target's is used,
+    and device functions get line info like the kernel. Everything is put back afterwards."""
+
+    def __init__(self, fn, cc):
+        self.devs, self.cc = device_functions(fn), cc
+
+    def __enter__(self):
+        from numba.cuda import dispatcher
+
+        self.saved = [(d, d.targetoptions.get("lineinfo"), dict(d.overloads)) for d in self.devs]
+        for d in self.devs:
+            d.targetoptions["lineinfo"] = True
+            d.overloads.clear()
+        self.get = dispatcher.get_current_device
+        cc = self.cc
+        dispatcher.get_current_device = lambda: type("CPUTarget", (), {"compute_capability": cc})()
+        return self
+
+    def __exit__(self, *exc):
+        from numba.cuda import dispatcher
+
+        dispatcher.get_current_device = self.get
+        for d, li, ov in self.saved:
+            d.targetoptions["lineinfo"] = li
+            d.overloads.clear()
+            d.overloads.update(ov)
+        return False
+
+
 @functools.lru_cache(maxsize=64)
 def _compile_cached(fn, argtypes, arch, fastmath):
     from numba import cuda
 
     ptxas, nvdisasm = tools()
     try:
-        ptx, _ = cuda.compile_ptx(fn, argtypes, cc=ARCHS[arch], lineinfo=True, fastmath=fastmath)
+        with _NoDriverCC(fn, ARCHS[arch]):
+            ptx, _ = cuda.compile_ptx(fn, argtypes, cc=ARCHS[arch], lineinfo=True, fastmath=fastmath)
     except Exception as e:  # noqa: BLE001 - numba's typing/lowering errors, or NVVM missing
         raise SassUnavailable(f"numba-cuda could not compile {fn.__name__} to PTX: {str(e)[:400]}") from e
     with tempfile.TemporaryDirectory(prefix="gpulab_sass_") as d:
