@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from gpulab.models import latency as lat
+from gpulab.plots.palette import series
 from gpulab.plots.style import log_tick_labels
 
 
@@ -15,15 +16,17 @@ def constant_factors(workers=(1, 1000), n_max: float = 1e7, ax=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4))
     n = np.logspace(1, np.log10(n_max), 200)
-    for p in workers:
-        ax.loglog(n, lat.parallel_time(n, p), label=f"O(n²) on {p:,} worker(s)")
-    ax.loglog(n, n * np.log2(n), "k--", label="O(n log n) on 1 worker")
+    for i, p in enumerate(workers):
+        look = series(i)
+        look.pop("marker")  # 200 points: a line style, not markers
+        ax.loglog(n, lat.parallel_time(n, p), label=f"O(n²) on {p:,} worker{'s' if p != 1 else ''}", **look)
+    ax.loglog(n, n * np.log2(n), color="k", ls=(0, (1, 1.5)), lw=2, label="O(n log n) on 1 worker")
     ax.set_xlabel("problem size n")
     ax.set_ylabel("time (operations / worker)")
     ax.set_title("Parallelism buys a constant factor, not a better slope")
     ax.legend()
     ax.grid(True, which="major", alpha=0.3)
-    log_tick_labels(ax)
+    log_tick_labels(ax, powers=True)  # every decade as 10ⁿ on both axes, one notation
     return ax.figure
 
 
@@ -45,7 +48,9 @@ def latency_hiding(
     for i, L in enumerate(latencies):
         u = [lat.utilization(k, compute_cycles, L) for k in w]
         name = f"{labels[i]}: " if labels else ""
-        (line,) = ax.plot(w, u, label=f"{name}L = {L:.0f} cycles")
+        look = series(i)  # colour, line style and marker all differ: no line told by colour alone
+        marker = look.pop("marker")
+        (line,) = ax.plot(w, u, label=f"{name}L = {L:.0f} cycles", lw=1.8, **look)
         if simulate:
             ws = w[::4]
             sim = [
@@ -54,7 +59,7 @@ def latency_hiding(
                 )
                 for k in ws
             ]
-            ax.plot(ws, sim, "o", ms=3, color=line.get_color())
+            ax.plot(ws, sim, marker, ms=4.5, color=line.get_color(), ls="none")
     if hw_limit:
         ax.axvline(hw_limit, color="k", ls=":", label=f"most warps one scheduler holds ({hw_limit})")
     ax.set_xlabel("warps on one scheduler W")
@@ -79,7 +84,9 @@ def bandwidth_vs_warps(
             lat.achievable_bandwidth(k, latency, spec.n_sm, 32 * s, spec.bandwidth, requests_per_warp)
             for k in w
         ]
-        ax.plot(w, np.array(bw) / 1e12, label=f"{s}-byte loads ({32 * s} B per warp request)")
+        look = series(sizes.index(s))
+        look["markevery"] = 8
+        ax.plot(w, np.array(bw) / 1e12, label=f"{s}-byte loads ({32 * s} B per warp request)", **look)
     ax.axhline(spec.bandwidth / 1e12, color="k", ls=":", label="datasheet peak")
     ax.set_xlabel("resident warps per SM (one load in flight each)")
     ax.set_ylabel("bandwidth (TB/s)")

@@ -10,20 +10,26 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
 from gpulab.kernels import indexing as ix
+from gpulab.plots import palette
 from gpulab.plots.style import MIN_FONT_PT
 
 
 def fold(n: int, block: int, result: dict | None = None, ax=None, backend: str = "sim"):
-    """One row per block, one cell per lane (padded to whole warps of 32): green lanes work,
-    orange lanes run but fail the edge guard (i >= n), white lanes do not exist because the
-    block size is not a multiple of 32 (the hardware still schedules the whole warp)."""
+    """One row per block, one cell per lane (padded to whole warps of 32): blue lanes work,
+    orange hatched lanes run but fail the edge guard (i >= n), white lanes do not exist because
+    the block size is not a multiple of 32 (the hardware still schedules the whole warp)."""
     r = result or ix.fold_1d(n, block, backend=backend)
     state = r["state"]
     grid, width = state.shape
     if ax is None:
         _, ax = plt.subplots(figsize=(6.6, 1.6 + grid * 0.45))  # the column's width
-    cmap = ListedColormap(["white", "#5aae61", "#f1a340"])
+    cmap = ListedColormap(["white", palette.WORK, palette.IDLE])
     ax.imshow(state, cmap=cmap, vmin=0, vmax=2, aspect="auto", interpolation="nearest")
+    # idle lanes are hatched as well as coloured: told apart without colour vision
+    for b, t in np.argwhere(state == 2):
+        ax.add_patch(
+            Rectangle((t - 0.5, b - 0.5), 1, 1, fill=False, hatch=palette.IDLE_HATCH, lw=0, ec="0.25")
+        )
     for w in range(0, width + 1, 32):
         ax.axvline(w - 0.5, color="k", lw=1.5)
     for b in range(grid + 1):
@@ -31,17 +37,27 @@ def fold(n: int, block: int, result: dict | None = None, ax=None, backend: str =
     ax.set_xticks(np.arange(0, width, 32) + 15.5, [f"warp {w}" for w in range(width // 32)])
     ax.set_yticks(range(grid), [f"block {b}" for b in range(grid)])
     ax.tick_params(length=0)
-    step = 8 if width <= 64 else 16  # lane numbers at MIN_FONT_PT need ~5 lanes of room
+    # lane numbers halfway between labelled lanes, so none sits on a warp's boundary line; a
+    # number at MIN_FONT_PT needs ~5 lanes of room
+    step = 8 if width <= 64 else 16
     for b in range(grid):
-        for t in range(0, width, step):
-            ax.text(t, b, str(t), ha="center", va="center", fontsize=MIN_FONT_PT)
+        for t in range(step // 2, width, step):
+            dark = state[b, t] == 1  # white digits on the dark "works" colour
+            ax.text(t, b, str(t), ha="center", va="center", fontsize=MIN_FONT_PT, color="w" if dark else "k")
+    plural = lambda k, word: f"{k} {word}{'' if k == 1 else 's'}"  # noqa: E731
     ax.set_title(
-        f"n = {n} elements, {block} threads per block -> grid of {grid} blocks, {grid * (width // 32)} warps"
+        f"n = {n} elements, {plural(block, 'thread')} per block: "
+        f"{plural(grid, 'block')}, {plural(grid * (width // 32), 'warp')}"
     )
     ax.legend(
         handles=[
-            Patch(color="#5aae61", label="works (i < n)"),
-            Patch(color="#f1a340", label="launched, idle (i >= n)"),
+            Patch(color=palette.WORK, label="works (i < n)"),
+            Patch(
+                facecolor=palette.IDLE,
+                hatch=palette.IDLE_HATCH,
+                edgecolor="0.25",
+                label="launched, idle (i >= n)",
+            ),
             Patch(facecolor="white", edgecolor="k", label="lane not in the block"),
         ],
         loc="upper center",

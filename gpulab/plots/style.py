@@ -28,10 +28,15 @@ RC = {
 
 
 def apply() -> None:
-    """Set the book's rcParams (idempotent; cheap enough to call at import)."""
+    """Set the book's rcParams (idempotent; cheap enough to call at import), the colour cycle
+    included: the colour-blind-safe palette of :mod:`gpulab.plots.palette`."""
     import matplotlib
+    from cycler import cycler
+
+    from .palette import COLORS
 
     matplotlib.rcParams.update(RC)
+    matplotlib.rcParams["axes.prop_cycle"] = cycler(color=list(COLORS))
 
 
 def use_svg_inline() -> bool:
@@ -54,9 +59,11 @@ def use_svg_inline() -> bool:
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def log_tick_labels(ax, axes: str = "xy") -> None:
+def log_tick_labels(ax, axes: str = "xy", powers: bool = False) -> None:
     """Label the log-scale axes of ``ax`` with full-size text (1, 2, 4 ... 1024, or 10⁻⁵) instead
-    of matplotlib's mathtext powers, whose superscripts fall below ``MIN_FONT_PT``."""
+    of matplotlib's mathtext powers, whose superscripts fall below ``MIN_FONT_PT``. With
+    ``powers``, every decade is written as a power (10¹, 10², ... 10⁷), so an axis that spans
+    many decades does not mix 1000 with 10⁵."""
     import math
 
     from matplotlib.ticker import FuncFormatter, NullFormatter
@@ -64,6 +71,10 @@ def log_tick_labels(ax, axes: str = "xy") -> None:
     def label(v, _pos=None):
         if v <= 0:
             return ""
+        if powers:
+            e = math.log10(v)
+            if abs(e - round(e)) < 1e-9:
+                return "10" + str(round(e)).translate(_SUPERSCRIPT)
         if 1e-3 <= v < 1e5:
             return f"{v:g}"
         e = math.log10(v)
