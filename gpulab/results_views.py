@@ -312,6 +312,29 @@ def perf_blind(res: dict | None = None) -> dict | None:
     }
 
 
+def memory_roof(reduction: dict | None = None, bandwidth: dict | None = None) -> dict | None:
+    """The book's one measured HBM roof: the fastest rate any recorded kernel read from HBM on
+    the H200 (the best full-device sum of ``reduction.json``), with the fastest copy of
+    ``bandwidth.json`` beside it (a copy writes every byte it reads, so it peaks lower)."""
+    red = _load("reduction", reduction)
+    bw = _load("bandwidth", bandwidth)
+    if not red or "device_sum" not in red:
+        return None
+    best = red["device_sum"]["best"]
+    copies = dict((bw or {}).get("copy", {}).get("kernels", {}))
+    if (bw or {}).get("copy", {}).get("torch"):
+        copies["torch copy"] = bw["copy"]["torch"]
+    copy_name = max(copies, key=lambda k: copies[k]["GBps"]) if copies else None
+    return {
+        "GBps": best["GBps"],
+        "kernel": best["kernel"],
+        "source": "reduction.json device_sum best",
+        "libraries_GBps": {k: v["GBps"] for k, v in red["device_sum"].get("libraries", {}).items()},
+        "copy_GBps": copies[copy_name]["GBps"] if copy_name else None,
+        "copy_kernel": copy_name,
+    }
+
+
 def measured_clock(res: dict | None) -> dict | None:
     """The SM clock a GPU result ran at, as recorded with it (benchmarks/benchenv.py): a dict
     with "GHz" (the median), "min_GHz", "max_GHz", "samples" and "source" (NVML samples during
