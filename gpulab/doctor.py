@@ -26,8 +26,14 @@ PACKAGES = [
     "cuda-bindings",
     "nvidia-nvjitlink-cu12",
     "pynvjitlink-cu12",
+    "cuda-core",
+    "cuda-toolkit",
+    "nvidia-cuda-nvcc-cu12",
+    "nvidia-cuda-runtime-cu12",
     "matplotlib",
+    "pandas",
     "ipywidgets",
+    "widgetsnbextension",
     "ml_dtypes",
     "jupyter-book",
     "otter-grader",
@@ -223,8 +229,48 @@ def check_bindings_vs_driver(f: Facts) -> list[Finding]:
     ]
 
 
+def check_colab_widgets(f: Facts) -> list[Finding]:
+    """Colab's frontend draws ipywidgets 7 only: with 8 installed every explorer shows nothing."""
+    v = _version(f.versions.get("ipywidgets"))
+    if not f.on_colab or not v or v[0] < 8:
+        return []
+    return [
+        Finding(
+            "error",
+            f"ipywidgets {f.versions['ipywidgets']} on Colab",
+            "Colab's frontend does not draw ipywidgets 8 widgets: every explorer in the book shows "
+            "nothing (Colab ships 7.7.1; gpulab works with 7.7 and 8)",
+            'pip install "ipywidgets==7.7.1" "widgetsnbextension==3.6.10", then Runtime > Restart session',
+            "googlecolab/colabtools#3020, #4525",
+        )
+    ]
+
+
+def cuda_wheels(f: Facts) -> list[str]:
+    """What the CUDA toolkit wheels installed here mean for compiling and loading kernels, in
+    words; found without a GPU (the Colab GPU image's set can be read on any machine)."""
+    nvcc = f.versions.get("nvidia-cuda-nvcc-cu12")
+    link = f.versions.get("nvidia-nvjitlink-cu12")
+    nc = _version(f.versions.get("numba-cuda"))
+    out = []
+    if nvcc:
+        out.append(f"toolkit     CUDA {'.'.join(map(str, _version(nvcc)[:2]))} from pip wheels (NVVM {nvcc})")
+    if link and nc and nc[:2] >= (0, 14):
+        out.append(
+            f"linking     nvJitLink {link}: numba-cuda links kernels itself and hands the driver "
+            "machine code, so a driver older than the toolkit cannot refuse its PTX version"
+        )
+    elif nc:
+        out.append(
+            "linking     by the driver (no nvJitLink): PTX from a toolkit newer than the driver "
+            'fails with CUDA_ERROR_UNSUPPORTED_PTX_VERSION; pip install "numba-cuda[cu12]"'
+        )
+    return out
+
+
 CHECKS = [
     check_numpy_row_stack,
+    check_colab_widgets,
     check_ptx_version,
     check_bindings_vs_driver,
     check_smoke_error,
@@ -338,6 +384,7 @@ def report(f: Facts, findings: list[Finding]) -> str:
         )
     lines.append("")
     lines.append(f"colab       {'yes' if f.on_colab else 'no'}")
+    lines += cuda_wheels(f)
     if f.gpu:
         cc = ".".join(map(str, f.compute_capability or ()))
         lines.append(f"gpu         {f.gpu} (compute capability {cc})")

@@ -184,6 +184,7 @@ def install_line(extras: str = "colab", url: str | None = None) -> str:
 
 # --- widgets: record the state each widget starts in --------------------------------------
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 START_KEY = "gpulab_start"  # extra key in the widget-view JSON (renderers ignore unknown keys)
 _STATE_KEYS = ("value", "index", "description")
 
@@ -227,16 +228,34 @@ def record_widget_starts() -> bool:
         return False
     if _ORIGINAL_REPR is not None:
         return True
-    _ORIGINAL_REPR = W.Widget._repr_mimebundle_
+    if hasattr(W.Widget, "_repr_mimebundle_"):  # ipywidgets 8: display() asks for the bundle
+        _ORIGINAL_REPR = W.Widget._repr_mimebundle_
 
-    def _repr_mimebundle_(self, **kwargs):
-        data = _ORIGINAL_REPR(self, **kwargs)
-        view = (data or {}).get("application/vnd.jupyter.widget-view+json")
-        if isinstance(view, dict):
-            view[START_KEY] = _start_state(self)
-        return data
+        def _repr_mimebundle_(self, **kwargs):
+            data = _ORIGINAL_REPR(self, **kwargs)
+            view = (data or {}).get(WIDGET_VIEW)
+            if isinstance(view, dict):
+                view[START_KEY] = _start_state(self)
+            return data
 
-    W.Widget._repr_mimebundle_ = _repr_mimebundle_
+        W.Widget._repr_mimebundle_ = _repr_mimebundle_
+        return True
+    # ipywidgets 7 (Colab's): the widget displays itself; the same bundle as its own
+    # Widget._ipython_display_, with the starting state added to the view data
+    _ORIGINAL_REPR = W.Widget._ipython_display_
+
+    def _ipython_display_(self, **kwargs):
+        if self._view_name is None:
+            return _ORIGINAL_REPR(self, **kwargs)
+        from IPython.display import display
+
+        plaintext = repr(self)
+        view = {"version_major": 2, "version_minor": 0, "model_id": self._model_id}
+        view[START_KEY] = _start_state(self)
+        display({"text/plain": plaintext[:110], WIDGET_VIEW: view}, raw=True)
+        self._handle_displayed(**kwargs)
+
+    W.Widget._ipython_display_ = _ipython_display_
     return True
 
 

@@ -27,6 +27,8 @@ FILE_MARKERS = {
     "test_homework.py": ("slow", "grading"),
     "test_gradescope.py": ("slow", "grading"),
     "test_chapter_stalls.py": ("slow",),
+    "test_colab.py": ("slow",),
+    "test_wheel.py": ("slow",),
     "test_notebooks.py": ("slow",),
     "test_benchmarks_run_notebooks.py": ("slow",),
     "test_sim_vs_numbasim.py": ("slow",),

@@ -22,6 +22,7 @@ import pytest
 bs4 = pytest.importorskip("bs4")
 
 from bookbuild import HTML, ROOT, build_book, toc_files  # noqa: E402
+from needs import missing  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import book_tools  # noqa: E402
@@ -577,36 +578,45 @@ def test_intro_table_links_every_chapter_by_its_title(built):
 
 @pytest.fixture(scope="session")
 def pdf(built):
-    chrome = make_pdf.find_chromium()
-    if chrome is None:
-        pytest.skip("the PDF is printed by headless Chromium: apt-get install chromium (.ci/run installs it)")
-    single = make_pdf.build_singlehtml()
-    assert single.returncode == 0, f"single-page build failed:\n{(single.stdout + single.stderr)[-3000:]}"
-    done = make_pdf.print_pdf(make_pdf.SINGLE, make_pdf.PDF, chrome)
-    assert make_pdf.PDF.exists(), f"Chromium wrote no PDF:\n{done.stderr[-2000:]}"
+    """The PDF the HTML build itself printed (book/_ext/book_pdf.py): no separate step."""
+    if make_pdf.find_chromium() is None:
+        missing("the HTML build prints the PDF with headless Chromium: apt-get install chromium")
+    assert make_pdf.PDF.exists(), (
+        f"the HTML build wrote no {make_pdf.PDF_NAME} (book/_ext/book_pdf.py); its log:\n"
+        + "\n".join(ln for ln in build_book().log.splitlines() if "book_pdf" in ln)[-3000:]
+    )
     return make_pdf.PDF
 
 
-def test_pdf_exists_and_is_linked(pdf):
+def test_pdf_exists_and_the_start_page_link_resolves_to_it(pdf):
+    """The start page's PDF link, resolved against the page's own URL, is the file the build wrote
+    (it was a 404 while only a separate script printed the PDF)."""
+    from urllib.parse import urljoin, urlparse
+
     assert pdf.stat().st_size > 100_000 and pdf.read_bytes()[:5] == b"%PDF-"
     html, _, _ = _page("book/intro")
-    assert make_pdf.PDF_NAME in html, "the intro does not link the PDF"
+    soup = bs4.BeautifulSoup(html, "html.parser")
+    hrefs = [a["href"] for a in soup.find_all("a", href=True) if a["href"].endswith(make_pdf.PDF_NAME)]
+    assert hrefs, "the intro does not link the PDF"
+    for href in hrefs:
+        target = urlparse(urljoin("http://book/book/intro.html", href)).path.lstrip("/")
+        assert (HTML / target).resolve() == pdf.resolve(), f"the intro links {href}, which is not {pdf}"
 
 
 def test_pdf_has_every_chapter(pdf):
     exe = shutil.which("pdftotext")
     if exe is None:
-        pytest.skip("reading the PDF's text needs pdftotext (apt-get install poppler-utils)")
+        missing("reading the PDF's text needs pdftotext (apt-get install poppler-utils)")
     text = subprocess.run([exe, "-layout", str(pdf), "-"], capture_output=True, text=True, timeout=300).stdout
     flat = re.sub(r"\s+", "", text).lower()
-    missing = []
+    absent = []
     for page in CHAPTERS:
         _, art, _ = _page(page)
         title = art.find("h1").get_text(" ", strip=True).rstrip("#").strip()
         title = re.sub(r"^(\d+\.\s*)+", "", title)  # the number is laid out apart from it
         if re.sub(r"\s+", "", title).lower() not in flat:
-            missing.append(title)
-    assert not missing, f"chapters missing from the PDF: {missing}"
+            absent.append(title)
+    assert not absent, f"chapters missing from the PDF: {absent}"
 
 
 def test_widgets_carry_their_starting_state_when_displayed():

@@ -6,7 +6,8 @@ for every widget view and the Colab launch link is present. Requests to other ho
 (`--host-resolver-rules`) so the result does not depend on the network: MathJax and the widget
 renderer come from CDNs and are not checked here. Keeps one screenshot, _build/artifacts/chapter01.png,
 and a full-page screenshot of every page with its solutions opened (_build/artifacts/<page>.png).
-Skips with the reason when selenium, Chromium or chromedriver is missing (.ci/run installs them).
+Skips with the reason when selenium, Chromium or chromedriver is missing (fails instead under CI=true;
+.ci/run installs them).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 import pytest
 
 from bookbuild import HTML, ROOT, build_book, toc_files
+from needs import missing
 
 ARTIFACTS = ROOT / "_build" / "artifacts"
 PAGES = toc_files()
@@ -40,11 +42,11 @@ def browser():
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError:
-        pytest.skip("selenium is not installed (pip install -r requirements.txt)")
+        missing("selenium is not installed (pip install -r requirements.txt)")
     chrome = _find("chromium", "chromium-browser", "google-chrome")
     driver_exe = _find("chromedriver")
     if not chrome or not driver_exe:
-        pytest.skip(
+        missing(
             "headless browser test needs Debian's chromium and chromium-driver "
             "(apt-get install chromium chromium-driver; .ci/run does this)"
         )

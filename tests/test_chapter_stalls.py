@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -43,8 +42,9 @@ def book_timeout() -> int:
     return int(cfg["execute"]["timeout"])
 
 
-def run_notebook(path: str, timeout: int) -> dict:
-    """Execute one notebook with nbclient in this interpreter; every cell's wall time."""
+def run_notebook(path: str, timeout: int, cwd: str | None = None) -> dict:
+    """Execute one notebook with nbclient in this interpreter, its kernel in ``cwd`` (default:
+    the notebook's folder); every cell's wall time."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -70,7 +70,7 @@ def run_notebook(path: str, timeout: int) -> dict:
         nb,
         timeout=timeout,
         kernel_name="python3",
-        resources={"metadata": {"path": str(Path(path).parent)}},
+        resources={"metadata": {"path": cwd or str(Path(path).parent)}},
         on_cell_start=on_start,
         on_cell_executed=on_done,
     )
@@ -93,14 +93,14 @@ def run_notebook(path: str, timeout: int) -> dict:
 def python312() -> tuple[str | None, str]:
     """An interpreter for Python 3.12 that has the pinned requirements, or why there is none.
 
-    Looked for in $GPULAB_PYTHON312, then .venv-312/ in the repository (git ignores it), then
-    /work/venv312, then `python3.12` on PATH.
+    Looked for in $GPULAB_PYTHON312, then .venv-312/ in the repository (git ignores it, .ci/run
+    makes it from ``$(pyenv prefix 3.12.1)``), then /work/venv312. Not the ``python3.12`` on the
+    PATH: that is pyenv's shim, which fails unless pyenv selects 3.12.
     """
     cands = [
         os.environ.get("GPULAB_PYTHON312"),
         str(ROOT / ".venv-312" / "bin" / "python"),
         "/work/venv312/bin/python",
-        shutil.which("python3.12"),
     ]
     why = []
     for c in cands:
@@ -117,24 +117,39 @@ def python312() -> tuple[str | None, str]:
             return c, ""
         why.append(f"{c}: {(probe.stderr.strip().splitlines() or [probe.stdout.strip()])[-1]}")
     return None, (
-        "no Python 3.12 with gpulab's requirements (python3.12 -m venv .venv-312 && "
+        "no Python 3.12 with gpulab's requirements ($(pyenv prefix 3.12.1)/bin/python -m venv .venv-312 && "
         ".venv-312/bin/pip install -r requirements.txt -e . , or set "
         "GPULAB_PYTHON312)" + (f"; tried {why}" if why else "")
     )
 
 
-def execute(python: str, notebook: Path, timeout: int) -> dict:
-    """Run NOTEBOOK in a child interpreter, from chapters/ as the book build does.
+def execute(
+    python: str,
+    notebook: Path,
+    timeout: int,
+    cwd: Path | None = None,
+    prefix: tuple = (),
+    env: dict | None = None,
+) -> dict:
+    """Run NOTEBOOK in a child interpreter, from chapters/ as the book build does (or from
+    ``cwd``), the command behind ``prefix`` (e.g. ``unshare -n``), ``env`` added to the environment.
 
     Chapters write no files, so two runs at once (even of the same chapter) do not collide.
     """
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    where = Path(cwd or notebook.parent)
     p = subprocess.run(
-        [os.path.abspath(python), str(Path(__file__).resolve()), str(notebook), str(timeout)],
+        [
+            *prefix,
+            os.path.abspath(python),
+            str(Path(__file__).resolve()),
+            str(notebook),
+            str(timeout),
+            str(where),
+        ],
         capture_output=True,
         text=True,
-        env=env,
-        cwd=notebook.parent,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+        cwd=where,
         timeout=timeout * 4 + 600,
     )
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
@@ -228,14 +243,14 @@ def test_chapter08_repeated_py311(tmp_path):
 
 
 def test_every_chapter_py312(tmp_path):
-    import pytest
+    from needs import missing
 
     py, why = python312()
     if py is None:
-        pytest.skip(why)
+        missing(why)
     run_all(py, [widget_cells_notebook(CH08, tmp_path / "ch08_widgets.ipynb")] * 12, WIDGET_TIMEOUT, "3 12")
     run_all(py, CHAPTERS + [CH08] * 2, book_timeout(), "3 12")
 
 
 if __name__ == "__main__":
-    print(json.dumps(run_notebook(sys.argv[1], int(sys.argv[2]))))
+    print(json.dumps(run_notebook(sys.argv[1], int(sys.argv[2]), *sys.argv[3:4])))

@@ -154,3 +154,28 @@ def test_console_script():
         pytest.skip("gpulab is not installed as a package in this environment (pip install -e .)")
     p = _run([str(exe), "doctor", "--no-smoke"])
     assert p.returncode == 0 and "gpulab doctor" in p.stdout
+
+
+def test_ipywidgets_8_on_colab_is_an_error_and_7_is_fine():
+    """Colab's frontend draws ipywidgets 7 only (googlecolab/colabtools#3020)."""
+    out = d.diagnose(d.Facts(versions={"ipywidgets": "8.1.9"}, on_colab=True))
+    assert [x.level for x in out] == ["error"] and "7.7.1" in out[0].fix
+    assert not d.check_colab_widgets(d.Facts(versions={"ipywidgets": "7.7.1"}, on_colab=True))
+    assert not d.check_colab_widgets(d.Facts(versions={"ipywidgets": "8.1.9"}, on_colab=False))
+
+
+def test_cuda_wheels_are_explained_without_a_gpu():
+    """Colab's GPU image after the install cell (numba-cuda 0.30, CUDA 12.8 wheels, nvJitLink):
+    the report says which toolkit compiles and that nvJitLink links."""
+    f = d.Facts(
+        versions={
+            "numba-cuda": "0.30.4",
+            "nvidia-cuda-nvcc-cu12": "12.8.93",
+            "nvidia-nvjitlink-cu12": "12.8.93",
+        }
+    )
+    text = "\n".join(d.cuda_wheels(f))
+    assert "CUDA 12.8" in text and "nvJitLink 12.8.93" in text
+    old = d.Facts(versions={"numba-cuda": "0.11.0", "nvidia-cuda-nvcc-cu12": "12.8.93"})
+    assert "UNSUPPORTED_PTX_VERSION" in "\n".join(d.cuda_wheels(old))
+    assert "toolkit     CUDA 12.8" in d.report(f, [])
