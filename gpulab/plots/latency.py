@@ -72,10 +72,17 @@ def latency_hiding(
 
 
 def bandwidth_vs_warps(
-    spec=lat.H200, latency: float = 700e-9, sizes=(4, 8, 16), requests_per_warp: int = 1, ax=None
+    spec=lat.H200,
+    latency: float = 700e-9,
+    sizes=(4, 8, 16),
+    requests_per_warp: int = 1,
+    ax=None,
+    measured: dict | None = None,
 ):
-    """Little's law read backwards: DRAM bandwidth reachable with W warps per SM, one
-    `requests_per_warp` loads of 32 lanes × `sizes` bytes each, capped at the datasheet peak."""
+    """Little's law read backwards (a model): DRAM bandwidth reachable with W warps per SM, one
+    `requests_per_warp` loads of 32 lanes × `sizes` bytes each, capped at the datasheet peak.
+    ``measured`` ({bytes per element: bytes/s}) overlays measured copies as horizontal lines in
+    the matching series' colour, for comparison with what the model says is reachable."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4))
     w = np.arange(1, spec.max_warps_per_sm + 1)
@@ -88,9 +95,19 @@ def bandwidth_vs_warps(
         look["markevery"] = 8
         ax.plot(w, np.array(bw) / 1e12, label=f"{s}-byte loads ({32 * s} B per warp request)", **look)
     ax.axhline(spec.bandwidth / 1e12, color="k", ls=":", label="datasheet peak")
+    for s, bps in (measured or {}).items():
+        i = list(sizes).index(s) if s in sizes else len(sizes)
+        ax.axhline(
+            bps / 1e12, color=series(i)["color"], lw=3, alpha=0.45, label=f"measured copy, {s}-byte elements"
+        )
     ax.set_xlabel("resident warps per SM (one load in flight each)")
     ax.set_ylabel("bandwidth (TB/s)")
-    ax.set_title(f"{spec.name}, latency {latency * 1e9:.0f} ns")
-    ax.legend()
+    ax.set_title(
+        f"Model: {spec.name}, latency {latency * 1e9:.0f} ns" + (", with measured copies" if measured else "")
+    )
+    if measured:  # below the axes: the lines fill the plot
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+    else:
+        ax.legend()
     ax.grid(alpha=0.3)
     return ax.figure
