@@ -203,3 +203,22 @@ def test_predict_with_the_compiler_uses_ptxas_registers_and_sass_counts():
     assert p.metrics["smsp__inst_executed.sum"] / 2 == pytest.approx(
         round(p.metrics["smsp__inst_executed.sum"] / 2)
     )
+
+
+@needs_sass
+def test_occupancy_takes_registers_from_ptxas():
+    from gpulab.models.occupancy import kernel_occupancy, kernel_registers, occupancy
+
+    regs, why = kernel_registers(saxpy, *ARGS)
+    assert regs == sass.compile_sass(saxpy, ARGS, "sm_90").launch_registers and "ptxas" in why
+    assert kernel_occupancy(saxpy, 256, *ARGS) == occupancy(256, regs, 0, "sm_90")
+
+
+def test_occupancy_without_ptxas_says_so(monkeypatch):
+    from gpulab.models.occupancy import kernel_occupancy, kernel_registers
+
+    monkeypatch.setattr(sass, "available", lambda: (False, "no usable ptxas (test)"))
+    regs, why = kernel_registers(saxpy, *ARGS)
+    assert regs is None and "no usable ptxas (test)" in why
+    with pytest.raises(ValueError, match="needs ptxas"):
+        kernel_occupancy(saxpy, 256, *ARGS)

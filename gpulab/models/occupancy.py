@@ -494,3 +494,24 @@ def verification(driver: dict | None, header: dict | None) -> dict:
         for arch, v in header.get("per_arch", {}).items():
             out.setdefault(arch, {})["header"] = {"cases": v["cases"], "agree": v["agree"]}
     return dict(sorted(out.items()))
+
+
+def kernel_registers(kernel, *args, arch="sm_90"):
+    """(registers per thread a launch of ``kernel(*args)`` gets on ``arch``, where from): ptxas's
+    count from the compiler wheels (gpulab[sass]) when they are installed, else (None, why not),
+    so a caller passes its own figure to :func:`occupancy` instead of a guess."""
+    from ..perf import engine  # the one place that compiles a launch for the model
+
+    ks, why = engine.compiled(kernel, args, arch)
+    if ks is None:
+        return None, f"no compiler here ({why}); pass registers_per_thread yourself"
+    return ks.launch_registers, f"ptxas for {arch} ({ks.registers} asked, {ks.launch_registers} at launch)"
+
+
+def kernel_occupancy(kernel, threads_per_block, *args, shared_bytes=0, arch="sm_90") -> Occupancy:
+    """:func:`occupancy` of ``kernel`` launched with ``args``, registers from ptxas
+    (:func:`kernel_registers`); raises ValueError saying how to install the compiler without it."""
+    regs, why = kernel_registers(kernel, *args, arch=arch)
+    if regs is None:
+        raise ValueError(f"kernel_occupancy needs ptxas: {why}")
+    return occupancy(threads_per_block, regs, shared_bytes, arch)
