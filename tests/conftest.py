@@ -25,6 +25,7 @@ FILE_MARKERS = {
     "test_browser.py": ("slow", "book", "browser"),
     "test_pages.py": ("slow", "book", "browser"),
     "test_homework.py": ("slow", "grading"),
+    "test_grading_round3_otter.py": ("slow", "grading"),
     "test_gradescope.py": ("slow", "grading"),
     "test_chapter_stalls.py": ("slow",),
     "test_colab.py": ("slow",),

@@ -144,7 +144,9 @@ def test_interview_checks():
     assert K.check_interview_speedup(16.8, 20)
     assert not K.check_interview_speedup(95, 20)
     assert not K.check_interview_speedup(16.8, 100)
-    assert K.check_divergence(2.0, 0.5) and K.check_divergence(2, 50)
+    assert K.check_divergence(2.0, 0.5)
+    res = K.check_divergence(2, 50)  # a percentage: the questions ask for a fraction (issue 26)
+    assert not res and "fraction" in res.message
     assert not K.check_divergence(32, 1 / 32)
     assert not K.check_divergence(1.0, 1.0)
     assert K.check_occupancy(False) and K.check_occupancy("no")

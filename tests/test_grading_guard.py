@@ -16,7 +16,8 @@ otter = pytest.importorskip("otter", reason="otter-grader is not installed")
 
 @pytest.fixture
 def fresh_snapshot(monkeypatch):
-    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
+    for name, value in (("_SNAPSHOT", None), ("_SEALED", False), ("_SNAPSHOT_ID", 0), ("_SNAPSHOT_SIZE", 0)):
+        monkeypatch.setattr(grading.tamper, name, value)  # restored after the test
     grading.snapshot()
     assert grading.tamper_findings() == []
     yield monkeypatch
@@ -274,25 +275,65 @@ def test_replacing_random_is_found(fresh_snapshot):
 # ---- the package's own parts (issue 18 item 4) -----------------------------------------------
 
 
-def test_reloading_the_package_restores_every_part(monkeypatch):
-    """The hidden tests reload gpulab.grading: a part a submission patched (a constant, a
-    function in a submodule) is as on disk again, and the tamper snapshot survives."""
-    import importlib
+def test_a_patched_grading_part_is_found_without_any_reload(fresh_snapshot):
+    """Issue 26: the hidden tests no longer reload gpulab.grading from disk (a submission had
+    rewritten tamper.py there, and the reload loaded its neutered copy); the grading package's
+    own parts are in the snapshot instead, so patching one of them is a finding."""
+    fresh_snapshot.setattr(grading.limits, "DEFAULT_TEST_TIMEOUT", 10**6)
+    fresh_snapshot.setattr(grading.limits, "timed", lambda fn, seconds=None: fn)
+    found = grading.tamper_findings(limit=0)
+    assert "gpulab.grading.limits.DEFAULT_TEST_TIMEOUT was replaced" in found, found
+    assert "gpulab.grading.limits.timed was replaced" in found, found
 
-    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
-    grading.snapshot()
-    grading.limits.DEFAULT_TEST_TIMEOUT = 10**6
-    grading.tamper.tamper_findings = lambda limit=10: []
-    g = importlib.reload(grading)
-    assert g.limits.DEFAULT_TEST_TIMEOUT == 60 and g.DEFAULT_TEST_TIMEOUT == 60
-    assert g.tamper_findings is g.tamper.tamper_findings and g.tamper_findings() == []
-    assert g.tamper._SNAPSHOT, "the snapshot must survive the reload"
-    from gpulab.checks import vector
 
-    monkeypatch.setattr(vector, "check_saxpy", lambda *a, **k: True)
-    assert any("check_saxpy" in f for f in g.tamper_findings())
-    monkeypatch.undo()
-    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
+def test_a_check_replaced_through_the_module_dict_is_found(fresh_snapshot):
+    """The issue's second step: ``vars(sys.modules[...])["check_tree_reduce"] = ...``."""
+    import sys
+
+    from gpulab.checks import tree_reduction
+
+    fresh_snapshot.setitem(
+        vars(sys.modules["gpulab.checks.tree_reduction"]), "check_tree_reduce", lambda *a: 1
+    )
+    assert tree_reduction.check_tree_reduce(None) == 1
+    assert "gpulab.checks.tree_reduction.check_tree_reduce was replaced" in grading.tamper_findings(limit=0)
+
+
+def test_the_sealed_snapshot_cannot_be_retaken_or_emptied(fresh_snapshot):
+    """A submission re-recording the state it patched (calling snapshot() again), emptying the
+    recorded dict or unsealing it is itself a finding."""
+    fresh_snapshot.setattr(grading.tamper, "_SEALED", True)
+    fresh_snapshot.setattr(grading.tamper, "_RETAKEN", [])
+    with pytest.raises(RuntimeError, match="sealed"):
+        grading.snapshot()
+    assert any("snapshot() was called again" in f for f in grading.tamper_findings(limit=0))
+    fresh_snapshot.setattr(grading.tamper, "_RETAKEN", [])
+    fresh_snapshot.setattr(grading.tamper, "_SNAPSHOT", {})
+    assert any("snapshot itself was replaced" in f for f in grading.tamper_findings(limit=0))
+
+
+def test_the_hidden_tests_never_reload_the_grader_and_check_again_after():
+    """Every hidden test uses gpulab.grading as the guard cell imported it, re-checks the
+    environment after its check returned (an answer's ``__getitem__`` patching numpy while the
+    check read it), and asks whose work the answer is (issue 26, points 1 and 6)."""
+    import glob
+    import json
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    hidden = 0
+    for path in glob.glob(os.path.join(root, "exercises", "hw*", "hw*.ipynb")):
+        for c in json.load(open(path))["cells"]:
+            src = "".join(c["source"])
+            if c["cell_type"] != "code" or not src.startswith("# HIDDEN"):
+                continue
+            hidden += 1
+            assert "importlib.reload" not in src, (path, src[:80])
+            last_check = max(i for i, ln in enumerate(src.splitlines()) if "g.timed(" in ln)
+            after = src.splitlines()[last_check + 1 :]
+            assert any("g.assert_untampered()" in ln for ln in after), (path, src[:80])
+            assert any("g.assert_own_work(" in ln for ln in after), (path, src[:80])
+    assert hidden >= 27
 
 
 def test_run_one_is_a_module_with_a_usage_line():

@@ -332,13 +332,25 @@ def _spec_items():
 @pytest.mark.parametrize("hw,name", _spec_items())
 def test_prepared_submission_loses_what_it_should(graded, hw, name):
     """Each spec's questions score what it says; questions no spec of its notebook names (specs
-    with the same ``group`` share one notebook) keep full marks."""
+    with the same ``group`` share one notebook) keep full marks. A notebook the plugin scored as
+    hostile (it changed the grader: issue 26) scores 0 throughout instead; one with no flag at
+    all never is; a spec with ``hostile`` must be."""
     row = _row(graded, hw, name)
     spec = _load(os.path.join(EXERCISES, hw, "submissions.py"), f"subs_{hw}").SUBMISSIONS[name]
     others = row["spec"].get("scores", {})
     full = _row(graded, hw, "solution")["scores"]
     assert row["status"] == "ok", row["error"]
+    hostile = [f for f in row["flags"] if f.startswith("hostile:")]
+    review = [f for f in row["flags"] if not f.startswith("hostile:")]
+    if spec.get("hostile"):
+        assert hostile, f"not scored as hostile: {row['flags']}\n" + _cases(row)
+    if not review:  # nothing in the code suggests an attack: never scored as hostile
+        assert not hostile, hostile
+    if hostile:  # issue 26: a submission that changed the grader scores 0 on every question
+        assert row["total"] == 0, _cases(row)
     for q, (score, possible) in row["scores"].items():
+        if hostile:
+            break
         if q in others and q not in spec.get("scores", {}):
             continue  # another spec's question in this notebook
         want = spec.get("scores", {}).get(q, None if spec.get("below_full") else full[q][0])
@@ -413,7 +425,8 @@ def test_timed_stops_an_endless_function():
 def test_tamper_findings_sees_a_replaced_check(monkeypatch):
     from gpulab.checks import vector
 
-    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
+    for name, value in (("_SNAPSHOT", None), ("_SEALED", False), ("_SNAPSHOT_ID", 0), ("_SNAPSHOT_SIZE", 0)):
+        monkeypatch.setattr(grading.tamper, name, value)
     grading.snapshot()
     assert grading.tamper_findings() == []
     monkeypatch.setattr(vector, "check_saxpy", lambda *a, **k: True)
@@ -422,7 +435,6 @@ def test_tamper_findings_sees_a_replaced_check(monkeypatch):
     with pytest.raises(AssertionError):
         grading.assert_untampered()
     monkeypatch.undo()
-    monkeypatch.setattr(grading.tamper, "_SNAPSHOT", None)
 
 
 def test_suspicious_patterns(tmp_path):

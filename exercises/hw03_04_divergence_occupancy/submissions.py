@@ -41,7 +41,7 @@ SUBMISSIONS = {
 # ---- written as a class would (issue 14) -----------------------------------------------------
 
 # an eagerly compiled kernel calling an eagerly compiled device function that selects by
-# arithmetic; numpy integers; a percentage
+# arithmetic; numpy integers; a float32 fraction
 STYLE_PARITY = """
 from numba import float32      # before the kernel: an explicit signature compiles at once
 
@@ -73,7 +73,7 @@ SUBMISSIONS.update(
                 "def register_blocks": STYLE_REGISTERS,
                 "budget_answer =": 'budget_answer = {"arch": "sm_90", "threads": np.int64(256), '
                 '"shared": 0, "registers": np.int64(40)}',
-                "time_ratio =": "time_ratio = np.float32(2.0)\nefficiency = 50   # percent",
+                "time_ratio =": "time_ratio = np.float32(2.0)\nefficiency = np.float32(0.5)",
             },
             "scores": {},
         },

@@ -83,13 +83,19 @@ SUBMISSIONS.update(
             "group": "chaos",
             "replace": {
                 "def speedup": STYLE_SPEEDUP,
-                "def estimate_f": READS_THE_MODEL,
                 "def c_owner": STYLE_C_OWNER,
                 "p_answer =": "p_answer = np.int64(16)",
             },
             "kernelspec": "gpulab",
             "scores": {},
+        },
+        # the fit done by gpulab's model, not by the student: an oracle (issue 26, point 6)
+        "estimate_f_reads_the_model": {
+            "group": "oracle",
+            "replace": {"def estimate_f": READS_THE_MODEL},
+            "scores": {"q2": 0},
             "flags": ["imports the checkers"],
+            "message": "it called gpulab.models.amdahl.fit_times",
         },
         "peek_want": {
             "group": "hostile",

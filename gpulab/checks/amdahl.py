@@ -113,12 +113,16 @@ def check_interview_speedup(speedup, ceiling) -> CheckResult:
 
 def check_divergence(time_ratio, efficiency) -> CheckResult:
     """Interview question 2: a warp branches on odd/even thread index, both sides equally long.
-    Expect the warp to take about twice as long, at 50% warp execution efficiency."""
+    Expect the warp to take about twice as long, at a warp execution efficiency of 0.5 (a
+    fraction, as hw03 q4 asks: a percentage such as 50 is refused with a message)."""
     r, e = as_float(time_ratio), as_float(efficiency)
     if r is None or e is None:
         return CheckResult(False, "give two numbers: the time ratio and the warp execution efficiency")
-    if e > 1:
-        e = e / 100 if e <= 100 else e  # accept a percentage
+    if not 0 <= e <= 1:  # the questions ask for a fraction: 50 "as a percentage" is refused
+        return CheckResult(
+            False,
+            f"efficiency = {e:g}: give it as a fraction between 0 and 1 (50 % is 0.5), not a percentage",
+        )
     why = (
         "16 lanes take the 'if' side, 16 the 'else' side; the warp issues one instruction stream, "
         "so it runs both sides one after the other with half the lanes masked off each time: "

@@ -12,22 +12,15 @@ parts, one job each:
 - :mod:`.cli`: ``python -m gpulab.grading grade | assign | otter ...``; :mod:`.run_one` grades
   one submission in a subprocess.
 
-The hidden tests call ``importlib.reload(gpulab.grading)`` to get the helpers as on disk, not
-as a submission left them: reloading this package reloads its parts too.
-Limits (in-process grading cannot be made tamper-proof): see ``exercises/README.md``.
+The hidden tests use this package as the guard cell imported it, before the submission ran, and
+never reload it from disk (a submission can rewrite the files; the plugin compares their hashes
+before and after grading). Limits (in-process grading cannot be made tamper-proof): see
+``exercises/README.md``.
 """
 
 from __future__ import annotations
 
-import importlib as _importlib
-import sys as _sys
-
-_PARTS = ("limits", "tamper", "plugin", "cli")
-for _part in _PARTS:  # on importlib.reload(gpulab.grading): every part fresh from disk
-    if f"{__name__}.{_part}" in _sys.modules:
-        _importlib.reload(_sys.modules[f"{__name__}.{_part}"])
-
-from . import cli, limits, plugin, tamper  # noqa: E402, F401  (the parts, reloaded above)
+from . import cli, limits, oracles, plugin, tamper  # noqa: F401
 from .cli import DEFAULT_SUBMISSION_TIMEOUT, assign_all, grade_folder, grade_one, main  # noqa: E402
 from .limits import (  # noqa: E402
     DEFAULT_CELL_TIMEOUT,
@@ -42,13 +35,17 @@ from .limits import (  # noqa: E402
     time_limit,
     timed,
 )
+from .oracles import ORACLE_MESSAGE, assert_own_work, audited, library_calls  # noqa: E402
 from .plugin import GUARD_CELL, GradingGuard, use_python3_kernel  # noqa: E402
 from .tamper import (  # noqa: E402
     SENSITIVE,
     SUSPICIOUS,
+    TAMPER_MESSAGE,
     assert_untampered,
+    changed_files,
+    package_hashes,
     snapshot,
-    suspicious,  # noqa: E402
+    suspicious,
     tamper_findings,
 )
 
@@ -64,7 +61,14 @@ __all__ = [
     "snapshot",
     "tamper_findings",
     "assert_untampered",
+    "package_hashes",
+    "changed_files",
+    "TAMPER_MESSAGE",
     "suspicious",
+    "audited",
+    "assert_own_work",
+    "library_calls",
+    "ORACLE_MESSAGE",
     "GradingGuard",
     "GUARD_CELL",
     "use_python3_kernel",

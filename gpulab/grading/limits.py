@@ -177,14 +177,20 @@ def install_test_time_limit(seconds: float | None = None):
     seconds = per_test_seconds() if seconds is None else float(seconds)
     original = getattr(et.ExceptionTestFile.run, "_gpulab_original", et.ExceptionTestFile.run)
 
+    from gpulab.checks import result as _result  # which check results the tests made (oracles)
+
     def run(self, global_environment):
         self.test_case_results = []
         for tc in self.test_cases:
             test_case = tc.body
             passed, message = True, "✅ Test case passed"
             try:
-                with time_limit(seconds, f"test {tc.name}"):
-                    test_case.call_func(global_environment)
+                _result._STATE["in_test"] += 1
+                try:
+                    with time_limit(seconds, f"test {tc.name}"):
+                        test_case.call_func(global_environment)
+                finally:
+                    _result._STATE["in_test"] -= 1
             except (Exception, SystemExit) as e:  # sys.exit() in a student's function too
                 try:
                     detail = self._generate_error_message(e)

@@ -9,7 +9,8 @@ import sys
 
 def main(submission: str, autograder: str, output_dir: str) -> None:
     """Run ``otter run``'s grading on ``submission`` with nbclient time limits and write the
-    scores, test-case messages and any catastrophic error to ``output_dir/scores.json``."""
+    scores, test-case messages, any catastrophic error and why the plugin scored it as hostile
+    (``hostile``: empty when it did not) to ``output_dir/scores.json``."""
     os.environ.setdefault("GPULAB_QUIET", "1")
     from gpulab.grading.limits import patch_nbclient
 
@@ -23,6 +24,9 @@ def main(submission: str, autograder: str, output_dir: str) -> None:
         for name, r in res.results.items()
     }
     err = repr(res.catastrophic_error) if res.has_catastrophic_failure() else ""
+    from gpulab.grading.plugin import PLUGIN_NAME
+
+    hostile = (res.get_plugin_data(PLUGIN_NAME) or {}).get("hostile", [])
     with open(os.path.join(output_dir, "scores.json"), "w") as f:
         json.dump(
             {
@@ -31,6 +35,7 @@ def main(submission: str, autograder: str, output_dir: str) -> None:
                 "scores": scores,
                 "cases": cases,
                 "error": err,
+                "hostile": hostile,
             },
             f,
         )

@@ -1,10 +1,12 @@
 """Tamper detection for grading: :func:`snapshot` records what numpy, gpulab, Otter and
 builtins expose (and what changes their behaviour in place) before a submission runs;
 :func:`tamper_findings` / :func:`assert_untampered` name what it replaced, deleted, changed or
-redefined since; :func:`suspicious` lists code patterns for the instructor to read."""
+redefined since; :func:`package_hashes` / :func:`changed_files` see what it wrote to disk;
+:func:`suspicious` lists code patterns for the instructor to read."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -16,6 +18,9 @@ __all__ = [
     "snapshot",
     "tamper_findings",
     "assert_untampered",
+    "package_hashes",
+    "changed_files",
+    "TAMPER_MESSAGE",
     "suspicious",
     "SENSITIVE",
     "SUSPICIOUS",
@@ -45,11 +50,21 @@ WATCHED_PACKAGES = ("gpulab.checks", "gpulab.perf", "gpulab.kernels")
 _UNWATCHED_SUBMODULES = ("plot",)
 #: changed by the notebook machinery itself, not by a submission
 _LEGIT_CHANGES = ("builtins.input", "builtins.raw_input", "builtins.get_ipython")
-#: this package: the hidden tests reload it from disk on purpose (so its objects are new)
-_OWN = __name__.rsplit(".", 1)[0]
+#: what a failed :func:`assert_untampered` says; the plugin scores a submission whose tests say it
+#: as hostile (gpulab.grading.plugin)
+TAMPER_MESSAGE = "the grading environment was changed by the submission"
 
-# survives importlib.reload: the hidden tests reload gpulab.grading (and so this module) from disk
-_SNAPSHOT = globals().get("_SNAPSHOT")
+# The snapshot is taken once, by the guard cell, before the submission runs, and then sealed:
+# the hidden tests use the modules as they were then and never reload them from disk (a
+# submission that rewrote gpulab/grading/tamper.py on disk got its neutered copy loaded by the
+# reload the tests used to do). _SEALED, _SNAPSHOT_ID and _SNAPSHOT_SIZE are immutable module
+# constants, so the snapshot watches them too: re-opening it or swapping or emptying the
+# recorded dict is itself a finding.
+_SNAPSHOT = None
+_SEALED = False
+_SNAPSHOT_ID = 0
+_SNAPSHOT_SIZE = 0
+_RETAKEN: list = []  # snapshot() calls refused after sealing (what the submission tried)
 
 
 def _sensitive(name: str) -> bool:
@@ -189,11 +204,16 @@ def _watched(mod):
     return out
 
 
-def snapshot():
+def snapshot(seal: bool = False):
     """Record what numpy, gpulab, Otter and builtins expose now (before student code runs):
     each object and its fingerprint (:func:`_watched`). Imports every submodule of
-    :data:`WATCHED_PACKAGES` and :data:`ALSO_WATCHED` first so they are covered too."""
-    global _SNAPSHOT
+    :data:`WATCHED_PACKAGES` and :data:`ALSO_WATCHED` first so they are covered too. With
+    ``seal`` (the guard cell) the snapshot cannot be taken again: a later call (a submission
+    re-recording the state it patched) is refused and reported by :func:`tamper_findings`."""
+    global _SNAPSHOT, _SEALED, _SNAPSHOT_ID, _SNAPSHOT_SIZE
+    if _SEALED:
+        _RETAKEN.append("snapshot")
+        raise RuntimeError("the grading snapshot was taken before the submission ran and is sealed")
     import importlib
     import pkgutil
 
@@ -208,10 +228,16 @@ def snapshot():
                 importlib.import_module(f"{pkg}.{info.name}")
             except Exception:
                 pass
+    for name in ("gpulab.grading", "gpulab.grading.limits", "gpulab.grading.cli", "gpulab.grading.plugin"):
+        importlib.import_module(name)  # the grading helpers the hidden tests call are watched too
+    _SEALED = bool(seal)  # before recording, so the recorded value is the sealed one
     snap = {}
     for name, mod in list(sys.modules.items()):
         if mod is not None and _sensitive(name) and isinstance(mod, types.ModuleType):
             snap[name] = (mod, {k: (o, fp) for k, o, fp in _watched(mod)})
+    _SNAPSHOT_ID, _SNAPSHOT_SIZE = id(snap), len(snap)
+    me = sys.modules[__name__]  # recorded again: with the id and size just set
+    snap[__name__] = (me, {k: (o, fp) for k, o, fp in _watched(me)})
     _SNAPSHOT = snap
     return len(snap)
 
@@ -251,11 +277,16 @@ def tamper_findings(limit: int = 10):
         return not os.path.realpath(f).startswith(trusted)
 
     snap = _SNAPSHOT or {}
+    if _RETAKEN:
+        found.append("gpulab.grading.snapshot() was called again after the submission started")
+    if _SNAPSHOT_ID and (id(snap) != _SNAPSHOT_ID or len(snap) != _SNAPSHOT_SIZE):
+        found.append("the grading snapshot itself was replaced or changed")
     for name, (mod, objs) in snap.items():
-        if name == _OWN or name.startswith(_OWN + "."):  # reloaded from disk on purpose
-            continue
         now = sys.modules.get(name)
-        if now is not None and now is not mod:
+        if now is None:  # dropped, so that the next import reads the file again
+            found.append(f"sys.modules[{name!r}] was removed")
+            continue
+        if now is not mod:
             found.append(f"sys.modules[{name!r}] was replaced")
             continue
         current = {k: (o, fp) for k, o, fp in _watched(mod)}
@@ -291,10 +322,45 @@ def assert_untampered():
     """Fail the calling test when :func:`tamper_findings` finds anything."""
     found = tamper_findings()
     if found:
-        raise AssertionError(
-            "the grading environment was changed by the submission, so this test "
-            "refuses to trust it: " + "; ".join(found)
-        )
+        raise AssertionError(f"{TAMPER_MESSAGE}, so this test refuses to trust it: " + "; ".join(found))
+
+
+def package_hashes(roots=None) -> dict:
+    """SHA-256 of every ``.py`` file under ``roots`` (default: the installed gpulab and Otter
+    packages), keyed by path. The plugin takes them before the submission runs, in the grading
+    process the submission cannot reach, and again after grading (:func:`changed_files`)."""
+    if roots is None:
+        roots = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+        try:
+            import otter
+
+            roots.append(os.path.dirname(os.path.abspath(otter.__file__)))
+        except Exception:
+            pass
+    out = {}
+    for root in roots:
+        if os.path.isfile(root):
+            files = [root]
+        else:
+            files = [
+                os.path.join(d, f)
+                for d, dirs, fs in os.walk(root)
+                for f in fs
+                if f.endswith(".py") and "__pycache__" not in d
+            ]
+        for path in files:
+            try:
+                with open(path, "rb") as fh:
+                    out[os.path.abspath(path)] = hashlib.sha256(fh.read()).hexdigest()
+            except OSError:
+                out[os.path.abspath(path)] = "unreadable"
+    return out
+
+
+def changed_files(before: dict, after: dict) -> list:
+    """Paths whose hash differs between two :func:`package_hashes` results, or that appeared or
+    disappeared, sorted."""
+    return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
 
 
 SUSPICIOUS = [

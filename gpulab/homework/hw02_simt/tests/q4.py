@@ -10,6 +10,9 @@ def test_q4_form(block_answer):
     assert isinstance(block_answer, dict), "block_answer should be a dict like the explorer's"
     for key in ('width', 'height', 'block'):
         assert key in block_answer, f'block_answer needs the key {key!r}'
-    assert (block_answer['width'], block_answer['height']) == (100, 60), 'use a 100 x 60 image'
-    assert len(tuple(block_answer['block'])) == 2, 'block should be (bx, by)'
+    from gpulab.checks.answers import as_whole
+    size = (as_whole(block_answer['width']), as_whole(block_answer['height']))
+    assert size == (100, 60), 'use a 100 x 60 image'
+    block = tuple((as_whole(b) for b in block_answer['block']))
+    assert len(block) == 2 and None not in block, 'block should be (bx, by), two whole numbers'
 
