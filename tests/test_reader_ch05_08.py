@@ -189,3 +189,15 @@ def test_a_stub_starts_without_a_red_cross(chapter, label):
     shown = _starting_output(chapter, label)
     assert shown.strip(), "the exercise's check cell showed nothing"
     assert "❌" not in shown, shown
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_explorer_snapshot_is_described_in_words(chapter):
+    """A static page shows an explorer as a still picture: the markdown just above it says what
+    the picture shows and how a reader without Python can still do the task."""
+    cells = eo.load(CHAPTERS[chapter])["cells"]
+    explorers = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "(globals()" in c["source"]]
+    assert explorers
+    for i in explorers:
+        above = "\n".join(c["source"] for c in cells[max(0, i - 3) : i] if c["cell_type"] == "markdown")
+        assert "still picture of its starting state" in above and "does not react" in above, i
