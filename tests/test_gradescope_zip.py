@@ -131,6 +131,29 @@ def test_flags_go_into_results_json_hidden_and_unscored(tmp_path):
     assert "score" not in tests[1] and "frame inspection" in tests[1]["output"]
 
 
+class _Results:  # what the flags step reads from Otter's results.pkl: the plugin's data
+    def __init__(self, data):
+        self.data = data
+
+    def get_plugin_data(self, name, default=None):
+        return self.data.get(name, default)
+
+
+def test_flags_name_why_the_plugin_scored_a_submission_0_first(tmp_path):
+    import dill
+
+    from gpulab.grading.plugin import PLUGIN_NAME
+
+    ag = _autograder(tmp_path, ["gpulab.checks.vector.check_saxpy.__defaults__ = (1,)"])
+    with open(ag / "results" / "results.pkl", "wb") as f:
+        dill.dump(_Results({PLUGIN_NAME: {"hostile": ["q2: changed in place"]}}), f)
+    flags = gradescope.add_flags(str(ag))
+    assert flags[0] == "hostile: q2: changed in place" and "code objects" in flags[1:]
+    assert flags == gradescope.flags_for(str(ag / "submission" / "hw.ipynb"), ["q2: changed in place"])
+    out = json.loads((ag / "results" / "results.json").read_text())["tests"][-1]["output"]
+    assert out.endswith("hostile: q2: changed in place; " + "; ".join(flags[1:]))
+
+
 def test_flags_leave_a_missing_results_json_alone(tmp_path):
     ag = _autograder(tmp_path, ["x = 1"], results=False)
     assert gradescope.add_flags(str(ag)) == []

@@ -17,9 +17,8 @@ import sys
 import tempfile
 import time
 
-from .gradescope import AUTOGRADER_DIR, SOURCES, add_flags
+from .gradescope import AUTOGRADER_DIR, SOURCES, add_flags, flags_for
 from .limits import DEFAULT_CELL_TIMEOUT, patch_nbclient
-from .tamper import suspicious
 
 __all__ = ["grade_one", "grade_folder", "assign_all", "main", "DEFAULT_SUBMISSION_TIMEOUT"]
 
@@ -50,7 +49,7 @@ def grade_one(
         "cases": {},
         "seconds": 0.0,
         "error": "",
-        "flags": suspicious(submission),
+        "flags": flags_for(submission),
     }
     t0 = time.monotonic()
     try:
@@ -88,8 +87,7 @@ def grade_one(
         with open(path) as f:
             res = json.load(f)
         row.update(total=res["total"], possible=res["possible"], scores=res["scores"], cases=res["cases"])
-        if res.get("hostile"):  # scored 0 by the plugin: say why, first in the flags
-            row["flags"] = [f"hostile: {r}" for r in res["hostile"]] + row["flags"]
+        row["flags"] = flags_for(submission, res.get("hostile", []))  # why it scored 0 first
         if res["error"]:
             row.update(status="error", error=f"Otter could not grade the notebook: {res['error']}"[:500])
         return row

@@ -32,6 +32,7 @@ __all__ = [
     "gpulab_requirement",
     "stage_master",
     "add_flags_step",
+    "flags_for",
     "add_flags",
 ]
 
@@ -233,17 +234,42 @@ def add_flags_step(zip_path: str) -> None:
     os.replace(tmp, zip_path)
 
 
+def flags_for(submission: str, hostile=()) -> list[str]:
+    """The flags an instructor reads for one graded submission, the same in the CSV of
+    ``python -m gpulab.grading grade`` and in results.json on Gradescope: why the grading plugin
+    scored it 0 (``hostile: ...``, :func:`gpulab.grading.plugin.hostile_reasons`), then the patterns
+    in its code that suggest an attempt on the grader (:func:`gpulab.grading.tamper.suspicious`)."""
+    return [f"hostile: {r}" for r in hostile] + suspicious(submission)
+
+
+def _hostile_reasons(results_pkl: str) -> list[str]:
+    """The plugin's reasons for scoring 0, from the results Otter pickled after grading."""
+    if not os.path.isfile(results_pkl):
+        return []
+    import dill
+
+    from .plugin import PLUGIN_NAME
+
+    try:
+        with open(results_pkl, "rb") as f:
+            results = dill.load(f)
+        return list((results.get_plugin_data(PLUGIN_NAME) or {}).get("hostile", []))
+    except Exception as e:
+        return [f"Otter's results.pkl could not be read ({type(e).__name__}: {e})"]
+
+
 def add_flags(autograder_dir: str = AUTOGRADER_DIR) -> list[str]:
-    """Append :data:`FLAGS_TEST` to ``results/results.json``: the patterns
-    :func:`gpulab.grading.tamper.suspicious` finds in the submission (the CSV's flags column of
-    ``python -m gpulab.grading grade``), with visibility ``hidden`` and no score, so Gradescope
-    shows it to instructors only and the grade is unchanged. Returns the flags."""
+    """Append :data:`FLAGS_TEST` to ``results/results.json``: the submission's flags
+    (:func:`flags_for`, the CSV's flags column), with visibility ``hidden`` and no score, so
+    Gradescope shows it to instructors only and the grade is unchanged. Returns the flags."""
     results = os.path.join(autograder_dir, "results", "results.json")
     if not os.path.isfile(results):
         return []  # Otter wrote nothing (its own error is in the output): nothing to add to
     notebooks = sorted(glob.glob(os.path.join(autograder_dir, "submission", "*.ipynb")))
     if len(notebooks) == 1:
-        flags = suspicious(notebooks[0])
+        flags = flags_for(
+            notebooks[0], _hostile_reasons(os.path.join(autograder_dir, "results", "results.pkl"))
+        )
         text = "; ".join(flags) if flags else "no flags"
     else:
         flags = [f"{len(notebooks)} notebooks in the submission"]
@@ -255,8 +281,8 @@ def add_flags(autograder_dir: str = AUTOGRADER_DIR) -> list[str]:
             "name": FLAGS_TEST,
             "visibility": "hidden",
             "status": "failed" if flags else "passed",
-            "output": "Patterns in the submission's code that suggest an attempt on the grader "
-            "(they change no score; read the notebook): " + text,
+            "output": "Why the grader scored this submission 0 (hostile: ...) and patterns in its code "
+            "that suggest an attempt on the grader (those change no score; read the notebook): " + text,
         }
     )
     with open(results, "w", encoding="utf-8") as f:
