@@ -28,7 +28,7 @@ KEYS = {
     "ex-ch01-warps": [r"warps_needed\(", r"math\.ceil\(per_sm", r"bandwidth \* latency / n_sm"],
     "ex-ch02-shape": [r"\(8, 4\)", r"240 idle", r"b_x = 8"],
     "ex-ch02-invert": [r"x >= img\.shape\[1\]", r"if x < img\.shape\[1\] and y < img\.shape\[0\]"],
-    "ex-ch03-split": [r"warp % 2 == 0[^\n]{0,60}E = 1", r"i < 64"],
+    "ex-ch03-split": [r"i < 64", r"warp < 2"],
     "ex-ch03-uniform": [r"half = \(n \+ 1\) // 2", r"first half of the threads"],
     "ex-ch04-budget": [r"\b40 registers\b", r"1,365", r"at most 40"],
     "ex-ch04-registers": [r"16384 // per_warp", r"\(16,384 / 1,280\)"],
@@ -37,7 +37,13 @@ KEYS = {
 # exercises whose untouched starting state still prints a failure: their check (gpulab/checks,
 # not owned by the chapters) does not yet recognise the stub or the explorer's starting values
 # as "not solved yet" (gpulab.checks.result.NOT_STARTED). Remove a label when its check does.
-STARTS_AS_FAILURE: set[str] = set()
+STARTS_AS_FAILURE = {
+    "ex-ch02-shape",  # the explorer starts at block (8, 8), which the check rejects
+    "ex-ch02-invert",  # the stub kernel writes nothing; the check reports wrong pixels
+    "ex-ch03-split",  # the explorer starts at the 17 / 15 split, which the check rejects
+    "ex-ch03-uniform",  # the stub kernel writes nothing; the check reports wrong values
+    "ex-ch04-budget",  # the explorer's starting registers, which the check rejects
+}
 
 ALL = [(name, ex.label) for name, p in CHAPTERS.items() for ex in eo.exercises(p)]
 
