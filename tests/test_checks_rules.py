@@ -26,6 +26,7 @@ from gpulab.checks import (
     precision,
     reduction,
     roofline,
+    sgemm,
     shared,
     simt,
     tree_reduction,
@@ -76,6 +77,19 @@ def test_hw05_q2_loads_and_stores_are_both_conflict_free():
     text = question_text("hw05_06_memory", "q2")
     assert "**every shared load and store in one wavefront**" in text
     assert "load *and* store" in shared.check_row_sums.__doc__
+
+
+def test_hw11_b_read_once_per_k_and_one_request_per_tile():
+    """hw11: "read ``B[k, tx]`` from the shared tile once into a register and multiply it with 8
+    values of A" bounds the shared loads at 9 per warp and value of k (reading B again for every
+    sum, 16, passed before issue 26); "at most one per warp for each of the two tiles per K step"
+    bounds the global load requests."""
+    text = question_text("hw11_sgemm", "q1")
+    assert "read `B[k, tx]` from the shared tile once into a register" in text
+    assert "at most one per warp for each of the two tiles per K step" in text
+    warps = (64 * 8) // 32  # one block of (64, 8) threads
+    assert sgemm.register_blocking_shared_load_bound(64, 8, 64) == warps * 8 * (1 + 8)
+    assert sgemm.register_blocking_load_bound(64, 8, 64) == warps * 2
 
 
 def test_hw07_q1_one_barrier():

@@ -19,6 +19,7 @@ from gpulab.checks.tiling import _mismatch, _warps, launch_or_fail, matmul_load_
 __all__ = [
     "check_register_blocking",
     "register_blocking_load_bound",
+    "register_blocking_shared_load_bound",
     "coalesced_sectors",
     "BM",
     "BN",
@@ -35,6 +36,15 @@ def register_blocking_load_bound(m: int, k: int, n: int) -> int:
     one element of each)."""
     grid = (n // BN, m // BM)
     return 2 * (k // BK) * _warps(grid, (BN, BM // TM))
+
+
+def register_blocking_shared_load_bound(m: int, k: int, n: int) -> int:
+    """Shared-memory load instructions of a correct kernel: per warp, K step and each of its 8
+    values of k, one read of ``B[k, tx]`` into a register and 8 of A, (TM + 1) * BK per warp and K
+    step. Reading B's value again for each of the 8 sums (what the question says not to do)
+    makes it 2 * TM * BK."""
+    grid = (n // BN, m // BM)
+    return (TM + 1) * BK * (k // BK) * _warps(grid, (BN, BM // TM))
 
 
 def coalesced_sectors() -> int:
@@ -58,7 +68,9 @@ def check_register_blocking(kernel, seed=None, backend: str = "sim") -> CheckRes
 
     Right values on every size; then (simulator) at most :func:`register_blocking_load_bound`
     global load requests (a kernel that re-stages tiles per output, or reads A or B from global
-    memory in its inner loop, issues more), shared-memory loads in use, at most
+    memory in its inner loop, issues more), shared-memory loads in use but at most
+    :func:`register_blocking_shared_load_bound` (B's value read once per k, as the question
+    says), at most
     :func:`coalesced_sectors` sectors per global load request (a warp reading 32 rows of A, one
     float each, needs 32) and no shared-memory bank conflicts on loads or stores."""
     rng = np.random.default_rng(seed)
@@ -103,6 +115,15 @@ def check_register_blocking(kernel, seed=None, backend: str = "sim") -> CheckRes
                 False,
                 f"{case}: right values with few global loads, but no shared-memory "
                 f"loads: the exercise is to reuse tiles staged in shared memory",
+            )
+        sh, sh_bound = int(rep.metrics.get(sh_ld, 0)), register_blocking_shared_load_bound(m, k, n)
+        if sh > sh_bound:
+            return CheckResult(
+                False,
+                f"{case}: right values, but {sh} shared-memory load instructions where "
+                f"{sh_bound} do (per warp and K step, {TM + 1} per value of k: B[k, tx] "
+                f"read once into a register, then {TM} values of A). Read B's value from the "
+                f"shared tile once per k, outside the loop over the {TM} sums",
             )
         sectors, ideal = rep.sectors_per_request("ld"), coalesced_sectors()
         if sectors > ideal:
