@@ -25,6 +25,7 @@ PACKAGES = [
     "llvmlite",
     "cuda-bindings",
     "nvidia-nvjitlink-cu12",
+    "nvidia-nvjitlink",
     "pynvjitlink-cu12",
     "cuda-core",
     "cuda-toolkit",
@@ -249,15 +250,17 @@ def check_colab_widgets(f: Facts) -> list[Finding]:
 def cuda_wheels(f: Facts) -> list[str]:
     """What the CUDA toolkit wheels installed here mean for compiling and loading kernels, in
     words; found without a GPU (the Colab GPU image's set can be read on any machine)."""
-    nvcc = f.versions.get("nvidia-cuda-nvcc-cu12")
-    link = f.versions.get("nvidia-nvjitlink-cu12")
+    nvcc = f.versions.get("nvidia-cuda-nvcc-cu12") or f.versions.get("nvidia-cuda-nvcc")
+    # CUDA 12's wheel names end in -cu12, CUDA 13's have no suffix; on a GPU numba's own answer counts too
+    link = f.versions.get("nvidia-nvjitlink-cu12") or f.versions.get("nvidia-nvjitlink")
     nc = _version(f.versions.get("numba-cuda"))
     out = []
     if nvcc:
         out.append(f"toolkit     CUDA {'.'.join(map(str, _version(nvcc)[:2]))} from pip wheels (NVVM {nvcc})")
-    if link and nc and nc[:2] >= (0, 14):
+    if (link or f.have_nvjitlink) and nc and nc[:2] >= (0, 14):
+        which = f"nvJitLink {link}" if link else "nvJitLink"
         out.append(
-            f"linking     nvJitLink {link}: numba-cuda links kernels itself and hands the driver "
+            f"linking     {which}: numba-cuda links kernels itself and hands the driver "
             "machine code, so a driver older than the toolkit cannot refuse its PTX version"
         )
     elif nc:

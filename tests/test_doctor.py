@@ -179,3 +179,12 @@ def test_cuda_wheels_are_explained_without_a_gpu():
     old = d.Facts(versions={"numba-cuda": "0.11.0", "nvidia-cuda-nvcc-cu12": "12.8.93"})
     assert "UNSUPPORTED_PTX_VERSION" in "\n".join(d.cuda_wheels(old))
     assert "toolkit     CUDA 12.8" in d.report(f, [])
+
+
+def test_cuda_13_wheels_and_numbas_own_answer_count_as_nvjitlink():
+    """The H200 image has CUDA 13's wheels (nvidia-nvjitlink, no -cu12): the run recorded in
+    gpulab/data/results/chapters_from_wheel_gpu.json reported 'no nvJitLink' there before this."""
+    f = d.Facts(versions={"numba-cuda": "0.30.4", "nvidia-nvjitlink": "13.0.88"})
+    assert "nvJitLink 13.0.88" in "\n".join(d.cuda_wheels(f))
+    g = d.Facts(versions={"numba-cuda": "0.30.4"}, have_nvjitlink=True)
+    assert "numba-cuda links kernels itself" in "\n".join(d.cuda_wheels(g))
