@@ -14,6 +14,7 @@ ORDER = (
     "bandwidth",
     "transpose_variants",
     "notebooks_gpu",
+    "chapters_from_wheel_gpu",
     "notebooks_cpu",
     "latency",
     "fma_loop",
@@ -162,6 +163,8 @@ def show(name: str, root=None, fig: str | None = None, tab: str | None = None):
     res = load(name, root)
     if res is None:
         print(missing_message(name))
+        if tab:  # the page's {table} block still needs a table: one row saying what is missing
+            glue_table(tab, _df([[f"{name}.json", "no (see above)"]], ["results file", "in this copy"]))
         return []
     s = SECTIONS.get(name)
     print(_wrap("measured on: " + label(name, res), rest="  "))
