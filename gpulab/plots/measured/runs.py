@@ -29,6 +29,25 @@ def _h_notebooks(r):
     ]
 
 
+def _h_chapters_from_wheel(r):
+    runs = r.get("runs", [])
+    ok = [x for x in runs if x.get("ok")]
+    bad = [Path(x["notebook"]).stem for x in runs if not x.get("ok")]
+    return [
+        Headline(
+            f"chapters run from the installed wheel ({r.get('backend', '?')}), no repository",
+            len(ok) / len(runs) if runs else None,
+            f"{len(ok)} of {len(runs)} chapters ran from gpulab's installed wheel, no repository on any "
+            f"path, each kernel in an empty folder, {r.get('jobs')} at once, "
+            f"{r.get('wall_seconds')} s wall ({r.get('describe')})"
+            + (f"; failed: {', '.join(bad)}." if bad else "."),
+            1.0,
+            "every chapter runs",
+            against="chapters/*.ipynb",
+        )
+    ]
+
+
 def _last_line(err):
     if not err:
         return ""
@@ -202,6 +221,15 @@ def _t_instruction_costs(r):
 
 
 SECTIONS = [
+    Section(
+        "chapters_from_wheel_gpu",
+        "Every chapter from the installed wheel, outside the repository",
+        "benchmarks/chapters_from_wheel.py",
+        "pip install <gpulab wheel>; python benchmarks/chapters_from_wheel.py --jobs 6 chapters/*.ipynb",
+        _h_chapters_from_wheel,
+        None,
+        _t_notebooks,
+    ),
     Section(
         "notebooks_gpu",
         "Every chapter on the GPU",
