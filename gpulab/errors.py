@@ -57,6 +57,15 @@ class SharedMemoryRace(KernelError):
     """Two warps touch the same shared-memory element, one of them writing, with no barrier between."""
 
 
+class WarpLevelRace(SharedMemoryRace):
+    """Two lanes of one warp exchange data through shared memory with no ``syncwarp`` between
+    (compute-sanitizer racecheck: "(Warp Level Programming) Potential RAW/WAR hazard")."""
+
+
+class BlockGlobalRace(KernelError):
+    """Two threads of one block touch a global element, one storing, with no barrier between."""
+
+
 class GlobalMemoryRace(KernelError):
     """Two blocks of one launch touch a global element in an order-dependent way (globalrace.py)."""
 

@@ -96,7 +96,10 @@ def test_read_after_write_race_between_warps():
         run(missing_barrier, 1, 64, np.zeros(64), np.zeros(64))
 
 
-def test_same_warp_access_is_not_a_race():
+def test_same_warp_exchange_needs_syncwarp():
+    """Lanes of one warp are not in lockstep (Volta and later): racecheck reports a
+    "(Warp Level Programming)" hazard without syncwarp and none with it (DESIGN.md §4)."""
+
     @cuda.jit
     def k(out, a):
         sh = cuda.shared.array(64, float32)
@@ -104,8 +107,18 @@ def test_same_warp_access_is_not_a_race():
         sh[t] = a[t]
         out[t] = sh[t ^ 1]  # partner lane is in the same warp
 
+    @cuda.jit
+    def k_synced(out, a):
+        sh = cuda.shared.array(64, float32)
+        t = cuda.threadIdx.x
+        sh[t] = a[t]
+        cuda.syncwarp()
+        out[t] = sh[t ^ 1]
+
     out, a = np.zeros(64), np.arange(64.0)
-    run(k, 1, 64, out, a)
+    with pytest.raises(errors.WarpLevelRace, match="Warp Level Programming"):
+        run(k, 1, 64, out, a)
+    run(k_synced, 1, 64, out, a)
     assert np.array_equal(out, a[np.arange(64) ^ 1])
 
 

@@ -8,7 +8,9 @@ sees, with ``atomics`` (the op table), ``shuffle_rule`` (which lane a shuffle re
 ``trace`` the typed records of the traced warp; ``runner`` ties them together for one launch.
 ``typecheck`` first runs numba-cuda's own type inference on the kernel, so only code numba
 compiles is simulated; ``eager`` lets ``@cuda.jit("signature")`` work without a GPU;
-``globalrace`` finds order-dependent accesses to global memory between blocks.
+``globalrace`` finds order-dependent accesses to global memory between blocks, ``blockrace``
+between the threads of one block; ``numba_api`` and ``devicearray`` run ordinary numba.cuda
+programs (``kernel[grid, block]``, ``cuda.to_device``, ...) through ``gpulab.launch``.
 ``show_transformed(kernel)`` prints the rewritten code. CONTRIBUTING.md, "Extending the
 simulator", walks through adding an intrinsic.
 """

@@ -16,6 +16,10 @@ from .layout import WARP
 from .trace import MaskStep, Trace
 
 
+LINE_BITS = 16  # Context.when(): (statement << LINE_BITS) + line + 1
+LINE_SPAN = 1 << LINE_BITS
+
+
 class _Undefined:
     """The value of a local variable before the kernel first assigns it."""
 
@@ -174,7 +178,14 @@ class Context:
         self.intrinsics = {}
         self.benign_races = {}  # line -> same-value conflicting accesses (not hazards)
         self.barrier_epoch = np.zeros(layout.blocks, dtype=np.int64)
+        # per warp: the statement (ctx.steps) of its last syncwarp or syncthreads; two lanes of one
+        # warp are ordered only by these (racecheck's "Warp Level Programming" hazards)
+        self.warp_synced = np.full(layout.warps, -1, dtype=np.int64)
         self.fences = np.zeros(layout.blocks, dtype=np.int64)  # cuda.threadfence() per block
+        # per block: the statement (ctx.steps) of its last barrier, and of its last fence of any
+        # scope (threadfence_block included): races between the threads of a block (blockrace.py)
+        self.block_synced = np.full(layout.blocks, -1, dtype=np.int64)
+        self.block_fenced = np.full(layout.blocks, -1, dtype=np.int64)
         self.fence_step = np.full(layout.blocks, -1, dtype=np.int64)  # statement of the last one
         self.printed = 0
         self.global_arrays = []  # the launch's GlobalArrays (grid.sync() orders their accesses)
@@ -331,6 +342,41 @@ class Context:
             threads=threads,
             hint=hint,
         )
+
+    def synced_blocks(self, blocks):
+        """A barrier (syncthreads, grid sync) passed by the bool array ``blocks``: a new epoch for
+        them, and each of their warps synced now."""
+        self.barrier_epoch[blocks] += 1
+        self.block_synced[blocks] = self.steps
+        self.warp_synced[np.repeat(blocks, self.layout.warps_per_block)] = self.steps
+
+    def synced_warps(self, warps):
+        """``cuda.syncwarp()`` by the warps of the bool array ``warps``."""
+        self.warp_synced[warps] = self.steps
+
+    def when(self):
+        """This statement and its line in one int64 (shadow arrays record it per access)."""
+        line = -1 if self.line is None else min(int(self.line), LINE_SPAN - 2)
+        return (self.steps << LINE_BITS) + line + 1
+
+    @staticmethod
+    def line_of(when):
+        """The line a ``when()`` value recorded (-1: none)."""
+        return int(when) % LINE_SPAN - 1 if when >= 0 else -1
+
+    def since_barrier(self, when, block):
+        """Per access: True where an access recorded at ``when`` in ``block`` came after the
+        block's last barrier."""
+        return (when >> LINE_BITS) > self.block_synced[block]
+
+    def fenced_since(self, when, block):
+        """Per access: True where ``block`` executed a fence after the access recorded at ``when``."""
+        return self.block_fenced[block] > (when >> LINE_BITS)
+
+    def unsynced(self, when, warp):
+        """Per access: True where an access recorded at ``when`` by a lane of ``warp`` came after
+        that warp's last syncwarp/syncthreads (so nothing orders it before the current one)."""
+        return (when >> LINE_BITS) > self.warp_synced[warp]  # when = -1 (none): -1, never later
 
     def first_active(self):
         """The active lanes, in order (callers take the first few for messages)."""

@@ -107,7 +107,7 @@ class _GridGroup:
                 lanes=list(here[:1]) + list(missing[:1]),
                 hint="call grid.sync() where every thread of every block reaches it.",
             )
-        ctx.barrier_epoch += 1
+        ctx.synced_blocks(np.ones(ctx.layout.blocks, dtype=bool))
         ctx.barriers += 1
         for array in ctx.global_arrays:
             array.grid_synced()
@@ -358,7 +358,7 @@ class SimCuda:
                 hint="move the barrier out of the branch so every thread of the block "
                 "reaches it, or make the branch condition the same for the whole block.",
             )
-        ctx.barrier_epoch[arrived_blocks] += 1
+        ctx.synced_blocks(arrived_blocks)
         ctx.barriers += 1
         return arrived_blocks
 
@@ -395,13 +395,19 @@ class SimCuda:
         hit = np.zeros(ctx.layout.blocks, dtype=bool)
         hit[ctx.layout.block_of[ctx.mask]] = True
         ctx.fences[hit] += 1
+        ctx.block_fenced[hit] = ctx.steps
         ctx.fence_step[hit] = ctx.steps
 
     def threadfence_system(self):
         self.threadfence()
 
     def threadfence_block(self):
-        """Block-scope fence: orders nothing between blocks (warps run in lockstep here)."""
+        """Block-scope fence: orders nothing between blocks; inside a block it publishes earlier
+        stores to a thread that then sees a flag (gpulab/sim/blockrace.py)."""
+        ctx = self.ctx
+        hit = np.zeros(ctx.layout.blocks, dtype=bool)
+        hit[ctx.layout.block_of[ctx.mask]] = True
+        ctx.block_fenced[hit] = ctx.steps
 
     # -- warp intrinsics ----------------------------------------------------------------------
     def _members(self, mask_value, name):
@@ -594,7 +600,9 @@ class SimCuda:
 
     @warp_intrinsic
     def syncwarp(self, active, mask=FULL):
-        """Check that every lane in ``mask`` arrives (warps run in lockstep here)."""
+        """Check that every lane in ``mask`` arrives; order the shared-memory accesses of the
+        warp's lanes before it against those after it (the warp gets a new epoch)."""
+        self.ctx.synced_warps(active.any(axis=1))
 
     # -- bit and math helpers numba.cuda exposes ----------------------------------------------------
     # popc, clz, ffs and brev work at the width of their argument's type, as numba types them

@@ -13,6 +13,7 @@ import numpy as np
 from .. import errors, metrics
 from . import atomics
 from .context import FromEnd
+from .blockrace import BlockShadow
 from .globalrace import GlobalShadow
 from .pyshims import widen
 from .layout import WARP
@@ -513,6 +514,8 @@ class GlobalArray(ArrayProxy):
         self.base = base
         # races between blocks (gpulab/sim/globalrace.py); one block cannot race another
         self._races = GlobalShadow(self) if ctx.layout.blocks > 1 else None
+        # races between the threads of one block (gpulab/sim/blockrace.py)
+        self._block_races = BlockShadow(self) if ctx.layout.threads_per_block > 1 else None
         ctx.global_arrays.append(self)
 
     def grid_synced(self):
@@ -533,18 +536,29 @@ class GlobalArray(ArrayProxy):
         lanes, blk, el = self._lanes_elements(idx)
         if not len(lanes):
             return
+        between, within = self._races, self._block_races  # races between blocks reported first
         if op == "ld":
-            self._races.load(lanes, blk, el)
+            if between is not None:
+                between.load(lanes, blk, el)
+            if within is not None:
+                within.load(lanes, blk, el)
         else:
             old = self._data[tuple(np.broadcast_to(i, self.ctx.mask.shape)[lanes] for i in idx)]
-            self._races.store(lanes, blk, el, self._lane_values(value, lanes), old)
+            new = self._lane_values(value, lanes)
+            if between is not None:
+                between.store(lanes, blk, el, new, old)
+            if within is not None:
+                within.store(lanes, blk, el, ~_same(new, old))
 
     def _atomic_access(self, res, flat, old):
-        if self._races is not None:
+        if self._races is not None or self._block_races is not None:
             lanes, blk, el = self._lanes_elements(res)
             if len(lanes):
                 changed = ~_same(self._data.reshape(-1)[flat], old)
-                self._races.atomic(lanes, blk, el, changed)
+                if self._races is not None:
+                    self._races.atomic(lanes, blk, el, changed)
+                if self._block_races is not None:
+                    self._block_races.atomic(lanes, blk, el, changed)
 
     def _byte_addresses(self, idx):
         off = 0
@@ -577,7 +591,7 @@ class GlobalArray(ArrayProxy):
                     sectors=int(sectors[tw]),
                 ),
             )
-        if self._races is not None:
+        if self._races is not None or self._block_races is not None:
             self._check_races(op, idx, value)
 
 
@@ -628,6 +642,12 @@ class SharedArray(ArrayProxy):
         self.r_lane = np.full((blocks, n), -1, dtype=np.int64)
         self.r_lane2 = np.full((blocks, n), -1, dtype=np.int64)
         self.r_epoch = np.full((blocks, n), -1, dtype=np.int64)
+        # within one warp (racecheck's "Warp Level Programming" hazards): when (ctx.when(): the
+        # statement and its line) the last write and the last read happened; the last read's
+        # lanes are r_lane .. r_hi when one warp made it
+        self.w_when = np.full((blocks, n), -1, dtype=np.int64)
+        self.r_hi = np.full((blocks, n), -1, dtype=np.int64)
+        self.r_when = np.full((blocks, n), -1, dtype=np.int64)
         self._n = n
         self._scratch_lo = np.full(blocks * n, np.iinfo(np.int64).max, dtype=np.int64)
         self._scratch_hi = np.full(blocks * n, -1, dtype=np.int64)
@@ -718,12 +738,23 @@ class SharedArray(ArrayProxy):
         w_lane = self.w_lane[blk, el]
         w_cur = (self.w_epoch[blk, el] == epoch) & (w_lane >= 0)
         w_other = w_cur & (ctx.layout.warp_of[np.maximum(w_lane, 0)] != warp)
+        when = ctx.when()
         if op == "ld":
             bad = np.flatnonzero(w_other)
             if len(bad):
-                self._race("read-after-write", lanes[bad[0]], w_lane[bad[0]], el[bad[0]], "wrote")
-            # record readers: one warp, or several (then any other warp's write is a race)
+                k = bad[0]
+                self._race(
+                    "read-after-write", lanes[k], w_lane[k], el[k], "wrote", self.w_when[blk[k], el[k]]
+                )
             key = blk * self._n + el
+            w_mine = w_cur & (w_lane != lanes) & ~w_other  # another lane of this warp wrote it
+            if w_mine.any():
+                w_when = self.w_when.flat[key]
+                bad = np.flatnonzero(w_mine & ctx.unsynced(w_when, warp))
+                if len(bad):
+                    k = bad[0]
+                    self._warp_race("RAW", lanes[k], w_lane[k], el[k], "wrote", w_when[k])
+            # record readers: one warp, or several (then any other warp's write is a race)
             r_cur = self.r_epoch.flat[key] == epoch
             prev = np.where(r_cur, self.r_warp.flat[key], NO_WARP)
             lo, hi = self._scratch_lo, self._scratch_hi
@@ -745,6 +776,7 @@ class SharedArray(ArrayProxy):
             self.r_lane2.flat[key] = np.where(many, other, -1)
             self.r_lane.flat[key] = lo_lane
             self.r_epoch.flat[key] = epoch
+            self._record_warp_readers(key, hi_lane, when)
             lo[key] = np.iinfo(np.int64).max
             hi[key] = -1
         else:
@@ -753,7 +785,10 @@ class SharedArray(ArrayProxy):
             unchanged = _same(vals, self._flat[blk, el]) & self._written[blk, el].all(axis=1)
             bad = np.flatnonzero(w_other & ~unchanged)
             if len(bad):
-                self._race("write-after-write", lanes[bad[0]], w_lane[bad[0]], el[bad[0]], "wrote")
+                k = bad[0]
+                self._race(
+                    "write-after-write", lanes[k], w_lane[k], el[k], "wrote", self.w_when[blk[k], el[k]]
+                )
             benign = w_other & unchanged
             r_cur = self.r_epoch[blk, el] == epoch
             r_warp = self.r_warp[blk, el]
@@ -789,19 +824,77 @@ class SharedArray(ArrayProxy):
                 )
             benign_now = multi & ~group
             self._benign(int(np.count_nonzero(benign)) + int(np.count_nonzero(benign_now)))
-            self.w_lane[blk, el] = lanes
-            self.w_epoch[blk, el] = epoch
+            self._check_warp_writes(lanes, blk, el, warp, ~unchanged, epoch)
+            key = blk * self._n + el
+            self.w_lane.flat[key] = lanes
+            self.w_epoch.flat[key] = epoch
+            self.w_when.flat[key] = when
 
-    def _race(self, kind, lane, other_lane, element, verb):
+    def _record_warp_readers(self, key, hi_lane, when):
+        """The last read's highest lane (``r_lane`` holds the lowest) and when it happened."""
+        self.r_hi.flat[key] = hi_lane
+        self.r_when.flat[key] = when
+
+    def _check_warp_writes(self, lanes, blk, el, warp, changed, epoch):
+        """A store that changes an element another lane of its warp wrote or read since the
+        warp's last syncwarp or syncthreads: a write-after-write or -after-read hazard."""
+        ctx = self.ctx
+        key = blk * self._n + el
+        w_lane = self.w_lane.flat[key]
+        waw = changed & (w_lane >= 0) & (w_lane != lanes) & (w_lane // WARP == warp)
+        if waw.any():
+            w_when = self.w_when.flat[key]
+            bad = np.flatnonzero(waw & ctx.unsynced(w_when, warp))
+            if len(bad):
+                k = bad[0]
+                self._warp_race("WAW", lanes[k], w_lane[k], el[k], "wrote", w_when[k])
+        read = changed & (self.r_epoch.flat[key] == epoch) & (self.r_warp.flat[key] == warp)
+        if not read.any():
+            return
+        lo, hi, r_when = self.r_lane.flat[key], self.r_hi.flat[key], self.r_when.flat[key]
+        bad = np.flatnonzero(read & ctx.unsynced(r_when, warp) & ((lo != lanes) | (hi != lanes)))
+        if len(bad):
+            k = bad[0]
+            reader = lo[k] if lo[k] != lanes[k] else hi[k]
+            self._warp_race("WAR", lanes[k], reader, el[k], "read", r_when[k])
+
+    def _warp_race(self, kind, lane, other_lane, element, verb, other_when):
+        """Raise racecheck's "(Warp Level Programming) Potential <kind> hazard", both lines named."""
+        ctx = self.ctx
+        name = f"`{self.name}[{self._index_text(element)}]`"
+        ctx.error(
+            errors.WarpLevelRace,
+            f"Shared-memory race within a warp ({kind}: compute-sanitizer racecheck reports "
+            f'"(Warp Level Programming) Potential {kind} hazard") on {name}: '
+            f"{ctx.layout.thread_name(int(lane))} {'reads' if kind == 'RAW' else 'writes'} it "
+            f"here, but {ctx.layout.thread_name(int(other_lane))} of the same warp {verb} it "
+            f"{self._at_line(other_when)} with no cuda.syncwarp() or cuda.syncthreads() between. "
+            f"The lanes of a warp are not in lockstep on Volta and later GPUs (independent "
+            f"thread scheduling): nothing orders the two accesses.",
+            lanes=[lane, other_lane],
+            hint="put cuda.syncwarp() between one lane's write and another lane's access "
+            "(cuda.syncthreads() orders them too, for the whole block).",
+        )
+
+    def _at_line(self, when):
+        """'at line N (`source`)' for a recorded ``ctx.when()``, or 'earlier' without one."""
+        line = self.ctx.line_of(when)
+        if line < 0:
+            return "earlier"
+        src = self.ctx.lines.get(line, "").strip()
+        return f"at line {line}" + (f" (`{src}`)" if src else "")
+
+    def _race(self, kind, lane, other_lane, element, verb, other_when=-1):
         ctx = self.ctx
         idx = np.unravel_index(int(element), self.shape)
         idx = idx[0] if len(idx) == 1 else tuple(int(i) for i in idx)
         me = ctx.layout.thread_name(int(lane))
         other = ctx.layout.thread_name(int(other_lane)) if other_lane >= 0 else "another warp"
+        where = "" if self.ctx.line_of(other_when) < 0 else f" {self._at_line(other_when)}"
         ctx.error(
             errors.SharedMemoryRace,
             f"Shared-memory race ({kind}) on `{self.name}[{idx}]`: {me} accesses it here, "
-            f"but {other} {verb} it since the last barrier, from a different warp.",
+            f"but {other} {verb} it{where} since the last barrier, from a different warp.",
             lanes=[lane, other_lane] if other_lane >= 0 else [lane],
             hint="put cuda.syncthreads() between the write and the other access, so one "
             "happens before the other for every warp.",
