@@ -222,3 +222,27 @@ def test_occupancy_without_ptxas_says_so(monkeypatch):
     assert regs is None and "no usable ptxas (test)" in why
     with pytest.raises(ValueError, match="needs ptxas"):
         kernel_occupancy(saxpy, 256, *ARGS)
+
+
+def halving_while(out, x):
+    """A data-dependent while loop: never unrolled, whatever its body's instruction counts."""
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        v = x[i]
+        k = 0
+        while v > float32(1.0):
+            v = v * float32(0.5) + float32(0.01) * v * float32(0.5)
+            k += 1
+        out[i] = k
+
+
+@needs_sass
+def test_a_while_loop_is_not_taken_as_unrolled():
+    args = (np.zeros(64, np.int64), np.full(64, 1000.0, np.float32))
+    ks, d = _dyn(halving_while, args, 1, 64)
+    assert all(u == 1 for us in d.unroll.values() for u in us)
+    c, _ = engine.sample_counts(halving_while, 1, 64, args)
+    body = _line_of(halving_while, "v = v * float32(0.5)")
+    iters = c.lines[body][M.INST_EXECUTED]
+    fmul_like = sum(d.per_op.get(op, 0) for op in ("FMUL", "FFMA"))
+    assert fmul_like >= 2 * iters  # every iteration runs the line's multiplies

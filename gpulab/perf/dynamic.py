@@ -27,6 +27,7 @@ class PyLoop:
     end: int  # last line of the body
     body: int  # first line of the body
     parent: "PyLoop | None" = None
+    const_trip: bool = False  # for ... in range(constants): the compiler may unroll it exactly
 
 
 def python_loops(fn):
@@ -72,6 +73,7 @@ def _structure_one(fn):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.For, ast.While)) and child.body:
                 lp = PyLoop(child.lineno + off, child.end_lineno + off, child.body[0].lineno + off, parent)
+                lp.const_trip = _const_range(child, fn.__globals__)
                 out.append(lp)
                 walk(child, lp)
             else:
@@ -79,6 +81,47 @@ def _structure_one(fn):
 
     walk(tree, None)
     return out, stmt_of, (fdef.lineno + off if fdef else None)
+
+
+def _const_range(node, glb):
+    """True for ``for x in range(a, b, c)`` whose arguments are literals or module-level ints."""
+    it = getattr(node, "iter", None)
+    if not (isinstance(it, ast.Call) and getattr(it.func, "id", getattr(it.func, "attr", "")) == "range"):
+        return False
+
+    def const(a):
+        if isinstance(a, ast.Constant):
+            return isinstance(a.value, int)
+        if isinstance(a, ast.Name):
+            return isinstance(glb.get(a.id), int)
+        if isinstance(a, ast.BinOp):
+            return const(a.left) and const(a.right)
+        if isinstance(a, ast.UnaryOp):
+            return const(a.operand)
+        return False
+
+    return all(const(a) for a in it.args)
+
+
+def _call_blocks(insns):
+    """Addresses of the basic blocks that call a subroutine (the slow path of a 64-bit division
+    or modulo: taken only when an operand does not fit in 32 bits, counted as not taken)."""
+    lead = {insns[0].addr} if insns else set()
+    for k, i in enumerate(insns):
+        if i.target is not None:
+            lead.add(i.target)
+        if i.op in ("BRA", "BRX", "JMP", "EXIT", "RET", "CALL") and k + 1 < len(insns):
+            lead.add(insns[k + 1].addr)
+    out, block = set(), []
+    for i in insns:
+        if i.addr in lead and block:
+            if any(b.op == "CALL" for b in block):
+                out.update(b.addr for b in block)
+            block = []
+        block.append(i)
+    if any(b.op == "CALL" for b in block):
+        out.update(b.addr for b in block)
+    return out
 
 
 def _chain(line, loops):
@@ -155,11 +198,12 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         body_lines = {
             L[i.addr] for i in ks.insns if L[i.addr] != ln and chain(L[i.addr]) and chain(L[i.addr])[0] is lp
         }
-        cnt = {r: {} for r in regs}
+        cnt = {r: {} for r in regs}  # per region: (line, opcode) -> static count
         for i in ks.insns:
             r = region_of[i.addr]
             if r in cnt and L[i.addr] in body_lines and i.pipe in PAYLOAD:
-                cnt[r][L[i.addr]] = cnt[r].get(L[i.addr], 0) + 1
+                key = (L[i.addr], i.op)
+                cnt[r][key] = cnt[r].get(key, 0) + 1
         t = trips(lp)
         u = {}
         if len(regs) > 1:
@@ -168,11 +212,12 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
                 ratios = sorted(cnt[r][l] / min(cnt[q][l] for q in regs) for l in lines)
                 u[r] = max(1, round(ratios[len(ratios) // 2])) if ratios else 1
         else:
-            vals = [v for c in cnt.values() for v in c.values()]
+            # one SASS loop: unrolled only where the trip count is a compile-time constant (no
+            # remainder loop needed); then every (line, opcode) appears u times
             g = 0
-            for v in vals:
+            for v in (v for c in cnt.values() for v in c.values()):
                 g = math.gcd(g, v)
-            u[regs[0]] = g if g > 1 and t >= g else 1
+            u[regs[0]] = g if lp.const_trip and g > 1 and t >= g else 1
         main = max(regs, key=lambda r: u[r])
         entries = e(lp.line)
         iterations = e(lp.body)
@@ -189,6 +234,7 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         unroll[ln] = sorted(u.values(), reverse=True)
 
     trip = {lp.line: trips(lp) for lp in loops}
+    slow = _call_blocks(ks.insns)
     inst = thr = 0.0
     per_line, per_pipe, per_op = {}, {}, {}
     for i in ks.insns:
@@ -196,8 +242,8 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         r = region_of[i.addr]
         lp_r = next((p for p in loops if p.line == loop_of.get(r)), None) if r is not None else None
         lanes = T.get(ln, 0) / e(ln) if e(ln) else lanes_per_warp
-        if i.sub:
-            n = 0.0  # a called routine (64-bit division's slow path): taken as not entered
+        if i.sub or i.addr in slow:
+            n = 0.0  # a called routine (64-bit division's slow path) and its call: taken as not entered
         elif ln not in E and ln not in stmt_of:
             n = float(nwarps)  # the def line and code the simulator does not see: once per warp
         elif lp_r is not None and r in iters:
