@@ -65,8 +65,11 @@ def test_the_checker_finds_a_leak_in_these_chapters():
     """Chapter 1's solution, moved above its exercise, is caught."""
     nb = eo.load(CHAPTERS["01_latency_throughput"])
     ex = {e.label: e for e in eo.exercises(nb)}["ex-ch01-warps"]
-    src = nb["cells"][ex.solution_cells[-1]]["source"] if ex.solution_cells else ""
-    nb["cells"].insert(ex.cell, {"cell_type": "code", "metadata": {}, "source": src, "outputs": []})
+    code = [nb["cells"][i] for i in ex.solution_cells if nb["cells"][i]["cell_type"] == "code"]
+    assert code, "the exercise's solution has a code cell"
+    nb["cells"].insert(
+        ex.cell, {"cell_type": "code", "metadata": {}, "source": code[0]["source"], "outputs": []}
+    )
     assert eo.leaks(nb, "ex-ch01-warps", KEYS["ex-ch01-warps"])
 
 
