@@ -94,6 +94,9 @@ def test_the_checker_finds_a_leak():
 def test_visible_code_fits_the_column(chapter):
     # the column measured at 1280 px: 79 characters of code, 71 inside a solution
     assert eo.long_code_lines(CHAPTERS[chapter], limit=79, solution_limit=71) == []
+    # set-up cells fold behind a toggle, which is narrower when opened (666 px: 77 characters)
+    setup = [c for c in eo.load(CHAPTERS[chapter])["cells"] if c["cell_type"] == "code"][1:3]
+    assert [line for c in setup for line in c["source"].splitlines() if len(line) > 77] == []
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
