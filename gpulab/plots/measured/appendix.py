@@ -170,6 +170,8 @@ def show(name: str, root=None, fig: str | None = None, tab: str | None = None):
     print(_wrap("measured on: " + label(name, res), rest="  "))
     if s is None:
         print(_wrap(f"No section describes {name}.json; its top-level keys: {', '.join(res)}"))
+        if tab:
+            glue_table(tab, _df([[f"{name}.json", "no section describes it yet"]], ["results file", "shown"]))
         return []
     if s.run == "-":
         print("rerun: none (the file names no script or method)")
