@@ -27,6 +27,7 @@ check is a few vectorised gathers per access. Blocks are told apart by lane: rac
 import numpy as np
 
 from .. import errors
+from .context import LINE_BITS
 from .layout import WARP
 
 NONE = -1
@@ -61,8 +62,9 @@ class _Accesses:
             out = np.where(unordered, p, out)
         return out
 
-    def record(self, ctx, lanes, blk, el):
-        """Add this statement's accesses (merged with earlier ones of the same interval)."""
+    def record(self, ctx, lanes, blk, el, when=None):
+        """Add this statement's accesses (merged with earlier ones of the same interval);
+        ``when``: a ``ctx.when()`` recorded earlier (a replayed load), else now."""
         prev_lo, prev_when = self.lo[el], self.when[el]
         same = (prev_lo >= 0) & ctx.since_barrier(prev_when, blk)
         if same.any():
@@ -78,7 +80,7 @@ class _Accesses:
             new_lo = new_hi = lanes
         self.lo[el] = new_lo
         self.hi[el] = new_hi
-        self.when[el] = ctx.when()
+        self.when[el] = ctx.when() if when is None else when
         # several lanes, one element (a broadcast load, atomics into one total): keep the extremes
         dup = (self.lo[el] != new_lo) | (self.hi[el] != new_hi)
         if dup.any():
@@ -97,10 +99,16 @@ class BlockShadow:
     """Plain stores, value-changing stores, loads and value-changing atomics of one global array,
     per element, within each block's current barrier interval."""
 
+    #: loads of an array nothing has written yet are only logged (most arrays are read-only, and
+    #: recording every load costs a gather and a scatter); the first store or atomic replays the
+    #: log; it is also replayed once it holds this many accesses
+    LOG_LIMIT = 1 << 22
+
     def __init__(self, array):
         self.array = array
         self.n = array._data.size
         self.st = self.chg = self.ld = self.at = self.atc = None
+        self._log, self._logged = [], 0  # loads not yet recorded: (lanes, blk, el, when)
 
     def _kind(self, name):
         acc = getattr(self, name)
@@ -124,10 +132,29 @@ class BlockShadow:
             bad = np.flatnonzero((other >= 0) & ~acc.published(ctx, blk, el))
             if len(bad):
                 self._race(what, "reads it", lanes, bad[0], other, el, did, acc)
-        self._kind("ld").record(ctx, lanes, blk, el)
+        if self.ld is not None:
+            self.ld.record(ctx, lanes, blk, el)
+            return
+        if self._log and len(self._log) % 64 == 0:  # drop loads every block has passed a barrier since
+            done = ctx.block_synced.min()
+            self._log = [entry for entry in self._log if (entry[3] >> LINE_BITS) > done]
+        self._log.append((lanes, blk, el, ctx.when()))
+        self._logged += len(el)
+        if self._logged > self.LOG_LIMIT:
+            self._replay()
+
+    def _replay(self):
+        """Record the logged loads (before the first store or atomic checks against them)."""
+        ctx = self.array.ctx
+        acc = self._kind("ld")
+        for lanes, blk, el, when in self._log:
+            acc.record(ctx, lanes, blk, el, when)
+        self._log, self._logged = [], 0
 
     def store(self, lanes, blk, el, changed):
         ctx = self.array.ctx
+        if self._log:
+            self._replay()
         if self.at is not None:
             other = self.at.others(ctx, lanes, blk, el)
             if other is not None:
@@ -180,6 +207,8 @@ class BlockShadow:
 
     def atomic(self, lanes, blk, el, changed):
         ctx = self.array.ctx
+        if self._log:
+            self._replay()
         if self.st is not None:
             other = self.st.others(ctx, lanes, blk, el)
             if other is not None:
