@@ -8,7 +8,10 @@ parts, one job each:
   :class:`TimeLimit`), per-test and per-cell limits, and nbclient's own limit;
 - :mod:`.tamper`: :func:`snapshot`, :func:`tamper_findings` / :func:`assert_untampered` (what the
   submission replaced or changed in place) and :func:`suspicious` (patterns for the CSV);
-- :mod:`.plugin`: :class:`GradingGuard`, the Otter plugin every master names;
+- :mod:`.oracles`: :func:`audited` / :func:`assert_own_work` (an answer gpulab's own models,
+  checks or kernels produced is not the student's: issue 26's policy);
+- :mod:`.plugin`: :class:`GradingGuard`, the Otter plugin every master names (and the one that
+  scores a submission that changed the grader 0);
 - :mod:`.cli`: ``python -m gpulab.grading grade | assign | otter ...``; :mod:`.run_one` grades
   one submission in a subprocess.
 
