@@ -205,6 +205,20 @@ def judge(entry, row, full):
     return True, "0 on its questions" + (", flagged for review" if flags else "")
 
 
+def short_flags(flags: str) -> str:
+    """The CSV's flags for a table cell: each ``hostile:`` reason cut to its first words, the
+    review flags as they are."""
+    from gpulab.grading.tamper import SUSPICIOUS
+
+    parts = [f.strip() for f in flags.split("; ") if f.strip()]
+    hostile = [p for p in parts if p.startswith("hostile:")]
+    review = [p for p in parts if p in {what for _, what in SUSPICIOUS}]
+    out = [h[:90] + ("..." if len(h) > 90 else "") for h in hostile[:1]]
+    if len(hostile) > 1:
+        out.append(f"(+{len(hostile) - 1} more hostile reasons)")
+    return "; ".join(out + review)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dist", required=True, help="folder for (or of) otter assign's output")
@@ -246,7 +260,7 @@ def main(argv=None):
         total = f"{row.get('total', '?')}/{row.get('possible', '?')}"
         need = f" (needs the sim's {entry['needs_sim']})" if entry.get("needs_sim") and not ok else ""
         print(
-            f"| {hw} | {name} | {entry['kind']} | {total}: {qs} | {row.get('flags', '')} | "
+            f"| {hw} | {name} | {entry['kind']} | {total}: {qs} | {short_flags(row.get('flags', ''))} | "
             f"{'ok' if ok else 'FAIL'}: {why}{need} |"
         )
         results.append({"hw": hw, "name": name, "kind": entry["kind"], "ok": ok, "why": why, "row": row})
