@@ -752,3 +752,18 @@ def test_markdown_table_rounds_like_the_text_and_escapes_bars():
     assert lines[2] == "| a\\|b | 15.2 | 4,096 |", lines[2]
     assert "1.36" in lines[3] or "1.37" in lines[3]
     assert "15.185" not in md and "1.365" not in md
+
+
+def test_other_results_tables_are_numbered_table_blocks(monkeypatch):
+    """A results file no section of the page describes still gets its table as a numbered,
+    captioned {table} block (glued MyST text), never an unnumbered table."""
+    import gpulab.show
+
+    got = {}
+    monkeypatch.setattr(gpulab.show, "glue", lambda key, value, display=True: got.setdefault(key, value))
+    measured.glue_other_tables("k", ["sgemm", "no_such_file"], RESULTS)
+    text = got["k"].data
+    assert text.count("```{table}") == 1 and ":name: tab-app-other-sgemm" in text
+    assert "| kernel | TFLOP/s |" in text and "(sgemm.json)." in text
+    measured.glue_other_tables("k2", ["no_such_file"], RESULTS)
+    assert "{table}" not in got["k2"].data

@@ -23,6 +23,7 @@ from .appendix import (
     SECTIONS,
     figure,
     figures,
+    glue_other_tables,  # noqa: F401
     headlines,
     missing_message,
     provenance,  # noqa: F401
@@ -70,6 +71,7 @@ __all__ = [
     "provenance",
     "missing_message",
     "figures",
+    "glue_other_tables",
     "display_compared",
     "display_table",
     "glue_table",

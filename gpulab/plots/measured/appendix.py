@@ -154,12 +154,13 @@ def provenance(root=None):
     return _df(rows, ["file", "measured on, with, when"])
 
 
-def show(name: str, root=None, fig: str | None = None, tab: str | None = None):
+def show(name: str, root=None, fig: str | None = None, tab: str | None = None, with_table: bool = True):
     """Print one file's label, how to rerun it, its method and headlines (lines of at most
     :data:`WIDTH` characters), display its table and draw its figures. With ``fig``, the figures
     are glued as ``fig``, ``fig-b``... for numbered, captioned ``{glue:figure}`` blocks (and
     closed); with ``tab``, the table is glued as ``tab`` for a numbered, captioned ``{table}``
-    block (core.glue_table). Returns the headlines (empty when the file is missing)."""
+    block (core.glue_table); ``with_table=False`` leaves the table out (see
+    :func:`glue_other_tables`). Returns the headlines (empty when the file is missing)."""
     res = load(name, root)
     if res is None:
         print(missing_message(name))
@@ -182,7 +183,7 @@ def show(name: str, root=None, fig: str | None = None, tab: str | None = None):
     hs = headlines(name, res, root)
     for h in hs:
         print(_wrap(str(h), first="- ", rest="  "))
-    t = table(name, res, root)
+    t = table(name, res, root) if with_table else None
     if t is not None:
         try:
             from IPython.display import display
@@ -199,3 +200,37 @@ def show(name: str, root=None, fig: str | None = None, tab: str | None = None):
         for i, f in enumerate(figs):
             glue_figure(fig if i == 0 else f"{fig}-{'bcdefgh'[i - 1]}", f)
     return hs
+
+
+def glue_other_tables(key: str, names, root=None) -> None:
+    """The tables of results files that no section of the page describes (a newer script's),
+    each as a numbered, captioned table: glued under ``key`` as MyST text with one ``{table}``
+    block per file, for a ``{glue:md}`` block with ``:format: myst``. Without myst-nb (Colab,
+    a plain Jupyter) the tables are shown in the cell instead."""
+    from .core import markdown_table
+
+    blocks, frames = [], []
+    for name in names:
+        res = load(name, root)
+        t = table(name, res, root) if res is not None else None
+        if t is None:
+            continue
+        s = SECTIONS.get(name)
+        title = s.title if s else name
+        label = "tab-app-other-" + name.replace("_", "-")
+        blocks.append(f"```{{table}} {title} ({name}.json).\n:name: {label}\n\n{markdown_table(t)}```\n")
+        frames.append(t)
+    text = "\n".join(blocks) or "None of them has a table."
+    try:
+        import myst_nb  # noqa: F401
+    except ImportError:
+        from IPython.display import display
+
+        for t in frames:
+            display(display_table(t))
+        return
+    from IPython.display import Markdown
+
+    from gpulab.show import glue
+
+    glue(key, Markdown(text), display=False)
