@@ -102,7 +102,8 @@ def last_report():
     return _LAST[0]
 
 
-# The simulator's default time budget: an infinite loop ends in an error within 5 s on 2 cores.
+# The simulator's default time budget, in CPU seconds of this process (gpulab.sim.context): an
+# infinite loop ends in an error within 5 s of CPU time, however busy the machine is.
 # The longest simulated launch in chapters 02-10 and the homework took 0.6 s here (measured with
 # GPULAB_LAUNCH_LOG, 2 cores, under load), so 4 s leaves a margin of six.
 DEFAULT_TIMEOUT_S = 4.0
@@ -126,7 +127,7 @@ def launch(
     numpy arrays (and the simulator's device arrays, ``gpulab.sim.devicearray``) are updated in
     place on every backend; the report is also ``gpulab.last_report()``. ``trace=(block, warp)`` picks the warp
     whose active masks and memory addresses the report keeps. ``max_steps`` (statements plus
-    loop iterations) and ``timeout_s`` (seconds of simulation, numba's typing not included)
+    loop iterations) and ``timeout_s`` (CPU seconds of simulation, numba's typing not included)
     bound the simulator so an infinite loop ends in an error naming the loop, not a hung notebook.
     """
     grid, block = dim3(grid, "grid"), dim3(block, "block")

@@ -59,11 +59,12 @@ def wide_runaway(out):
     ],
 )
 def test_runaway_loop_stops_within_5s_naming_the_loop(kernel, args, grid, block, loop_offset):
-    t0 = time.perf_counter()
+    # the budget is CPU time (a busy machine must not stop a correct kernel): measure CPU time
+    t0 = time.process_time()
     with pytest.raises(errors.StepBudgetExceeded) as e:
         run(kernel, grid, block, *args)
-    took = time.perf_counter() - t0
-    assert took < 5.0, f"took {took:.1f} s"
+    took = time.process_time() - t0
+    assert took < 5.0, f"took {took:.1f} s of CPU time"
     assert e.value.line == kernel.py_func.__code__.co_firstlineno + loop_offset
     assert "while" in e.value.source and "loop" in str(e.value)
 
@@ -90,4 +91,29 @@ def test_a_long_legitimate_loop_is_not_stopped():
 
     out = np.zeros(64, np.int64)
     run(long_loop, 1, 64, out, 5000)
+    assert out[0] == sum(k % 7 for k in range(5000))
+
+
+def test_the_budget_is_cpu_time_not_the_wall_clock(monkeypatch):
+    """A busy machine (wall clock running, this process not) must not stop a correct kernel:
+    with the process's CPU clock frozen, a launch far past its wall-clock budget finishes; with
+    the real CPU clock, the same budget stops it."""
+
+    @cuda.jit
+    def long_loop(out, n):
+        i = cuda.grid(1)
+        acc = 0
+        k = 0
+        while k < n:
+            acc += k % 7
+            k += 1
+        out[i] = acc
+
+    import gpulab.sim.context as context
+
+    out = np.zeros(64, np.int64)
+    with pytest.raises(errors.StepBudgetExceeded, match="CPU time"):
+        gpulab.launch(long_loop, 1, 64, out, 5000, backend="sim", timeout_s=0.01)
+    monkeypatch.setattr(context.time, "process_time", lambda: 0.0)
+    gpulab.launch(long_loop, 1, 64, out, 5000, backend="sim", timeout_s=0.01)
     assert out[0] == sum(k % 7 for k in range(5000))
