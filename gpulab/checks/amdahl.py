@@ -14,6 +14,7 @@ import numpy as np
 from gpulab.checks.answers import as_float
 from gpulab.models import amdahl as A
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
+from gpulab.checks.result import untouched
 
 __all__ = [
     "CheckResult",
@@ -90,6 +91,8 @@ def check_speedup(fn, seed=None) -> CheckResult:
 
 def check_interview_speedup(speedup, ceiling) -> CheckResult:
     """Interview question 1: 95% parallel code on 100 processors. Expect ~16.8x and a 20x ceiling."""
+    if (start := untouched(speedup, ceiling, judge=check_interview_speedup)) is not None:
+        return start
     s, c = as_float(speedup), as_float(ceiling)
     if s is None or c is None:
         return CheckResult(False, "give two numbers: the speedup on 100 processors and the ceiling")
@@ -115,6 +118,8 @@ def check_divergence(time_ratio, efficiency) -> CheckResult:
     """Interview question 2: a warp branches on odd/even thread index, both sides equally long.
     Expect the warp to take about twice as long, at a warp execution efficiency of 0.5 (a
     fraction, as hw03 q4 asks: a percentage such as 50 is refused with a message)."""
+    if (start := untouched(time_ratio, efficiency, judge=check_divergence)) is not None:
+        return start
     r, e = as_float(time_ratio), as_float(efficiency)
     if r is None or e is None:
         return CheckResult(False, "give two numbers: the time ratio and the warp execution efficiency")
@@ -143,6 +148,8 @@ def check_divergence(time_ratio, efficiency) -> CheckResult:
 
 def check_occupancy(answer) -> CheckResult:
     """Interview question 3: is 100% occupancy automatically the fastest? Expect no."""
+    if (start := untouched(answer, judge=check_occupancy)) is not None:
+        return start
     if isinstance(answer, str):
         a = answer.strip().lower()
         val = {"no": False, "false": False, "yes": True, "true": True}.get(a)
@@ -208,6 +215,8 @@ def check_estimate_f(fn, seed=None) -> CheckResult:
 
 def check_worth_buying(p, f: float = 0.95, min_efficiency: float = 0.5) -> CheckResult:
     """The largest power-of-two p whose efficiency S(p)/p is still >= min_efficiency."""
+    if (start := untouched(p, judge=check_worth_buying, f=f, min_efficiency=min_efficiency)) is not None:
+        return start
     ok = [2**k for k in range(20) if A.efficiency(f, 2**k) >= min_efficiency - 1e-12]
     want = max(ok)
     got = as_float(p)

@@ -11,6 +11,7 @@ import numpy as np
 
 from gpulab.checks.kernels import Case, CheckResult, run_cases
 from gpulab.kernels import divergence as kd
+from gpulab.checks.result import untouched
 
 
 def parity_reference(x: np.ndarray) -> np.ndarray:
@@ -75,6 +76,8 @@ def check_uniform_split(answer) -> CheckResult:
     """Widget exercise: a condition that sends at least a quarter of the threads each way and
     still has warp execution efficiency 1 (no warp is split). The condition is run again on the
     simulator here; the figures in ``answer`` are not trusted (they could be typed by hand)."""
+    if (start := untouched(answer, judge=check_uniform_split)) is not None:
+        return start
     if not isinstance(answer, dict) or "condition" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be its dict")
     cond, kind = answer["condition"], str(answer.get("data", "random"))
@@ -146,6 +149,17 @@ def check_warp_uniform(
     the warp-level instructions issued must stay below ``max_work_ratio`` times the divergent
     original's on the same input (a kernel that computes both recurrences for every element and
     blends them keeps every lane busy, E ~ 1, but does all the work twice)."""
+    if (
+        start := untouched(
+            kernel,
+            judge=check_warp_uniform,
+            min_efficiency=min_efficiency,
+            block=block,
+            max_work_ratio=max_work_ratio,
+            seed=seed,
+        )
+    ) is not None:
+        return start
     import gpulab
     from gpulab import metrics
 

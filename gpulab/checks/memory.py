@@ -8,6 +8,7 @@ from gpulab import metrics
 from gpulab.checks.answers import as_whole
 from gpulab.checks.result import CheckResult
 from gpulab.models import memory as mm
+from gpulab.checks.result import untouched
 
 
 def _sectors(stride, offset=0, elem_bytes=4):
@@ -17,6 +18,8 @@ def _sectors(stride, offset=0, elem_bytes=4):
 def check_own_sector(answer) -> CheckResult:
     """Widget task: the smallest float32 stride (offset 0) at which every lane of a warp needs
     a 32-byte sector of its own. ``answer`` is the dict the coalescing explorer writes."""
+    if (start := untouched(answer, judge=check_own_sector)) is not None:
+        return start
     if not isinstance(answer, dict) or "stride" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
     s, off, eb = (as_whole(answer.get(k)) for k in ("stride", "offset", "elem_bytes"))
@@ -71,6 +74,8 @@ def check_scale(kernel, backend="sim", seed=None) -> CheckResult:
     random multiple of 32 must be right with coalesced loads (at most 4 sectors per global load
     request: 32 lanes x 4 bytes); a random side that is not a multiple of 32 must be right too.
     New random data and sizes on every call unless ``seed``."""
+    if (start := untouched(kernel, judge=check_scale, backend=backend, seed=seed)) is not None:
+        return start
     rng = np.random.default_rng(seed)
     square = [64, 32 * int(rng.integers(3, 6))]
     spr = 0.0

@@ -9,11 +9,14 @@ from gpulab.checks.kernels import Case, CheckResult, run_cases
 from gpulab.checks.simt import invert_reference  # noqa: F401 (the reference the chapter shows)
 from gpulab.models.memory import halo_cost
 from gpulab.models.occupancy import Arch
+from gpulab.checks.result import untouched
 
 
 def check_halo_tile(answer, target=1.6) -> CheckResult:
     """Widget task: with R = 4, the smallest TILE (one thread per output pixel, so at most
     1024 threads) whose tiled blur loads at most ``target`` values per output pixel."""
+    if (start := untouched(answer, judge=check_halo_tile, target=target)) is not None:
+        return start
     if not isinstance(answer, dict) or "tile" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
     t, r = as_whole(answer["tile"]), as_whole(answer.get("radius"))
@@ -50,6 +53,8 @@ def check_invert(kernel, dispatch, backend="sim", seed=None) -> CheckResult:
     image (ceil(width/8) x ceil(height/8): a larger one launches blocks with no pixel), every
     pixel is right on image sizes that are not multiples of 8 and the simulator finds no
     out-of-bounds access (chapter 02's reference and case runner, with the reader's own grid)."""
+    if (start := untouched(kernel, dispatch, judge=check_invert, backend=backend, seed=seed)) is not None:
+        return start
     from gpulab.models import launch as lm
 
     rng = np.random.default_rng(seed)

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from gpulab.checks.result import CheckResult
 from gpulab.models import formats as F
+from gpulab.checks.result import untouched
 
 __all__ = ["CheckResult", "check_native_format_choice"]
 
 
 def check_native_format_choice(choice, problem: F.BudgetProblem | None = None) -> CheckResult:
     """Grade ``choice`` for :func:`gpulab.models.formats.native_problem` (or ``problem``)."""
+    if (start := untouched(choice, judge=check_native_format_choice, problem=problem)) is not None:
+        return start
     p = problem or F.native_problem()
     if not isinstance(choice, dict) or not {"x", "w"} <= set(choice):
         return CheckResult(False, f"choice must be a dict with keys 'x' and 'w', got {choice!r}")

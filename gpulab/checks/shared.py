@@ -8,11 +8,14 @@ from gpulab import metrics
 from gpulab.checks.answers import as_whole
 from gpulab.checks.result import CheckResult
 from gpulab.models import memory as mm
+from gpulab.checks.result import untouched
 
 
 def check_float64_padding(answer) -> CheckResult:
     """Widget task: with 8-byte elements, the narrowest tile row width >= 32 whose column read
     reaches the ideal wavefront count. ``answer`` is the dict the bank explorer writes."""
+    if (start := untouched(answer, judge=check_float64_padding)) is not None:
+        return start
     if not isinstance(answer, dict) or "row_width" not in answer:
         return CheckResult(False, "run the explorer cell first: `answer` should be the dict it writes")
     eb, w = as_whole(answer.get("elem_bytes")), as_whole(answer.get("row_width"))
@@ -50,6 +53,8 @@ def check_row_sums(kernel, backend="sim", seed=None) -> CheckResult:
     (at least 32 warp-wide shared loads per whole block: a token read beside sums taken from
     global memory fails) and every shared-memory load *and* store instruction takes the ideal
     number of wavefronts (no bank conflicts)."""
+    if (start := untouched(kernel, judge=check_row_sums, backend=backend, seed=seed)) is not None:
+        return start
     import gpulab
 
     rng = np.random.default_rng(seed)

@@ -16,6 +16,7 @@ from gpulab.checks.answers import as_whole
 from gpulab.checks.result import CheckResult  # noqa: F401 (re-exported)
 from gpulab.models.shuffle import WARP, ShuffleStep, lanes_with_total, loop_offsets_problem
 from gpulab.sim.shuffle_rule import KINDS, source_lanes
+from gpulab.checks.result import untouched
 
 SHARED_LD = metrics.SHARED_INSTRUCTIONS["ld"]
 SHARED_ST = metrics.SHARED_INSTRUCTIONS["st"]
@@ -184,6 +185,8 @@ def check_warp_reduce(kernel, backend: str = "sim", seed=None) -> CheckResult:
     the values: no barrier, no shared memory, at least log2(32) shuffle steps per warp holding
     data and no lane doing the others' work serially (warp execution efficiency).
     """
+    if (start := untouched(kernel, judge=check_warp_reduce, backend=backend, seed=seed)) is not None:
+        return start
     res, _ = _run_cases(
         kernel, warp_sums_reference, "warp sum", backend, seed, lambda n, threads: threads // WARP
     )
@@ -193,6 +196,8 @@ def check_warp_reduce(kernel, backend: str = "sim", seed=None) -> CheckResult:
 def check_warp_scan(kernel, backend: str = "sim", seed=None) -> CheckResult:
     """Grade a kernel ``(x, out)`` that writes inclusive prefix sums within each warp to ``out``
     (same rules as :func:`check_warp_reduce`: shuffles only, log2(32) steps, no serial lane)."""
+    if (start := untouched(kernel, judge=check_warp_scan, backend=backend, seed=seed)) is not None:
+        return start
     res, _ = _run_cases(
         kernel, warp_scan_reference, "inclusive warp scan", backend, seed, lambda n, threads: n
     )
@@ -207,6 +212,8 @@ def check_warp_scan(kernel, backend: str = "sim", seed=None) -> CheckResult:
 def check_allreduce_loop(answer, backend: str = "sim") -> CheckResult:
     """Grade ``answer = {"kind": ..., "offsets": [...]}``: after ``v += shfl_<kind>(v, d)`` for each
     d, must every lane hold the warp total? Checked by the CUDA rules and by running it."""
+    if (start := untouched(answer, judge=check_allreduce_loop, backend=backend)) is not None:
+        return start
     if not isinstance(answer, dict) or "kind" not in answer or "offsets" not in answer:
         return CheckResult(
             False,

@@ -14,6 +14,7 @@ from gpulab.models import amdahl as A
 from gpulab.models import comms as C
 from gpulab.plots import amdahl as P
 from gpulab.widgets import figure as F
+from gpulab.checks.answers import mark_starting
 
 __all__ = [
     "AmdahlExplorer",
@@ -63,6 +64,7 @@ class AmdahlExplorer(_Explorer):
             w.observe(self._update, names="value")
         self.box = W.VBox([self.f, self.p, self.out, self.img])
         self._update()
+        mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
 
     def compute(self) -> dict:
         """The model's numbers for the current slider values."""
@@ -130,6 +132,7 @@ class WorthBuying(_Explorer):
             w.observe(self._update, names="value")
         self.box = W.VBox([self.f, self.e, self.p, self.verdict, self.table])
         self._update()
+        mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
 
     def best(self) -> int:
         """The largest power of two whose efficiency still meets the minimum."""
@@ -243,6 +246,7 @@ class ScalingExplorer(_Explorer):
             w.observe(self._update, names="value")
         self.box = W.VBox([*ctrls, self.out, self.img])
         self._update()
+        mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
 
     def model(self) -> C.StepModel:
         """The StepModel for the current controls."""

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 from gpulab.widgets import figure as wf
 
 from gpulab.kernels import divergence as kd
+from gpulab.checks.answers import mark_starting
 
 
 class DivergenceExplorer:
@@ -48,6 +49,7 @@ class DivergenceExplorer:
             w.observe(self._update, names="value")
         self.box = W.VBox([self.choice, self.custom, W.HBox([self.kind, self.warp]), self.text, self.plot])
         self._update()
+        mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
 
     def condition(self):
         """(condition text, data kind) currently selected."""

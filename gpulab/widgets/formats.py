@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipywidgets as W
 
 from gpulab.models import formats as F
+from gpulab.checks.answers import mark_starting
 
 
 class FormatPicker:
@@ -44,6 +45,7 @@ class FormatPicker:
         shown = [self.x, self.w] + ([self.acc] if len(p.accs) > 1 else [])  # one accumulator: no menu
         self.box = W.VBox(shown + [self.out])
         self._update()
+        mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
 
     @property
     def value(self) -> dict:

@@ -16,6 +16,7 @@ from gpulab.widgets import figure as wf
 from gpulab.models.memory import halo_cost  # noqa: F401 (re-exported)
 from gpulab.models.occupancy import Arch
 from gpulab.plots import memory as pm
+from gpulab.checks.answers import mark_starting
 
 _STYLE = {"description_width": "150px"}
 _LAYOUT = W.Layout(width="480px")
@@ -59,6 +60,7 @@ class CoalescingExplorer(_Explorer):
             w.observe(self._update, names="value")
         self.box = W.VBox([self.stride, self.offset, self.elem, self.text, self.fig_out])
         self._update()
+        mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
 
     def compute(self) -> dict:
         """Addresses of the current pattern and their sector count."""
@@ -72,7 +74,8 @@ class CoalescingExplorer(_Explorer):
         self.text.value = (
             f"<b>{r['sectors']}</b> sectors per request, {r['bytes_moved']} bytes "
             f"moved for {r['bytes_used']} used: efficiency <b>{r['efficiency']:.0%}</b>. "
-            f"<code>{self.name}</code> updated."
+            f"<code>{self.name}</code> holds stride {r['stride']}, offset {r['offset']}, "
+            f"{r['elem_bytes']}-byte elements."
         )
         addr = pm.warp_addresses(r["stride"], r["offset"], r["elem_bytes"])
         self._show(lambda ax: pm.plot_sectors(addr, r["elem_bytes"], ax=ax))
@@ -93,6 +96,7 @@ class BankExplorer(_Explorer):
             w.observe(self._update, names="value")
         self.box = W.VBox([self.elem, self.width, self.text, self.fig_out])
         self._update()
+        mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
 
     def addresses(self):
         """Byte offsets of lane k reading tile[k, 0] of a row-major tile."""
@@ -114,7 +118,8 @@ class BankExplorer(_Explorer):
         self.text.value = (
             f"column read of a tile {r['row_width']} elements wide: "
             f"<b>{r['wavefronts']}</b> wavefronts (ideal {r['ideal']}, "
-            f"{r['conflicts']} conflicts). <code>{self.name}</code> updated."
+            f"{r['conflicts']} conflicts). <code>{self.name}</code> holds "
+            f"{r['elem_bytes']}-byte elements, row width {r['row_width']}."
         )
         addr, eb = self.addresses(), r["elem_bytes"]
         self._show(lambda ax: pm.plot_banks(addr, eb, ax=ax))
@@ -133,6 +138,7 @@ class HaloExplorer(_Explorer):
             w.observe(self._update, names="value")
         self.box = W.VBox([self.tile, self.radius, self.text])
         self._update()
+        mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
 
     def _update(self, *_):
         r = halo_cost(self.tile.value, self.radius.value)
@@ -142,7 +148,8 @@ class HaloExplorer(_Explorer):
             f"naive: <b>{r['naive_loads_per_pixel']}</b> global loads per pixel; "
             f"tiled: <b>{r['tiled_loads_per_pixel']:.3f}</b>. "
             f"{r['threads_per_block']} threads per block ({ok} the {Arch.max_threads_per_block} limit), "
-            f"{r['shared_bytes'] / 1024:.1f} KB shared. <code>{self.name}</code> updated."
+            f"{r['shared_bytes'] / 1024:.1f} KB shared. <code>{self.name}</code> holds "
+            f"TILE {self.tile.value}, R {self.radius.value}."
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipywidgets as W
 
 from gpulab.models import occupancy as occ
+from gpulab.checks.answers import mark_starting
 
 
 class OccupancyExplorer:
@@ -63,6 +64,7 @@ class OccupancyExplorer:
             w.observe(self._update, names="value")
         self.box = W.VBox([self.arch, self.threads, self.registers, self.shared, self.out])
         self._update()
+        mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
 
     def compute(self) -> occ.Occupancy:
         """The calculator's result for the current settings (opt-in shared memory allowed)."""
