@@ -8,7 +8,7 @@ Per page:
 - no "❌" in a stub's starting output (outputs outside the solutions);
 - every figure's smallest text is at least 9 pt as shown at 1280 px, and at 390 px every
   figure is a link to its full-size image (tap to enlarge);
-- every table and figure is numbered and captioned;
+- every table and figure is numbered and captioned, and no empty code block shows;
 - no two citations show the same label for different works.
 
 The book is built once per session by tests/bookbuild.py (shared with test_book.py,
@@ -143,6 +143,14 @@ JS_WIDE_CODE = (
 return Array.from(document.querySelectorAll('article pre'))
   .filter(e => visible(e) && e.scrollWidth > e.clientWidth + 1)
   .map(e => e.scrollWidth + '>' + e.clientWidth + ' px: ' + e.textContent.trim().slice(0, 70));
+"""
+)
+
+JS_EMPTY_CODE = (
+    VISIBLE
+    + """
+return Array.from(document.querySelectorAll('article pre'))
+  .filter(e => visible(e) && e.textContent.trim() === '').length;
 """
 )
 
@@ -357,6 +365,9 @@ def test_page_at_1280px_reads_cleanly(browser, page):
         problems.append(f"inline SVG text {smallest * 0.75:.1f} pt ({where!r})")
     problems += table_problems(drv.execute_script(JS_TABLES))
     problems += citation_problems(drv.execute_script(JS_CITATIONS))
+    empty = drv.execute_script(JS_EMPTY_CODE)
+    if empty:
+        problems.append(f"{empty} empty code block(s) (a stray fence, e.g. nested ``` of equal length)")
     drv.execute_script(JS_OPEN_SOLUTIONS)
     time.sleep(0.2)
     problems += [f"code wider than the column: {w}" for w in drv.execute_script(JS_WIDE_CODE)]
