@@ -109,7 +109,14 @@ def test_divergence_weights_threads_per_instruction():
     sel = (np.arange(n) % 32).astype(np.int32)
     p = predict(paths, n // 256, 256, np.zeros(n, np.float32), sel, 64)
     ratio = p.metrics["smsp__thread_inst_executed_per_inst_executed.ratio"]
-    assert 1.0 <= ratio < 2.0
+    if p.notes and any("from the compiled code" in n for n in p.notes):
+        # measured on the H200 (benchmarks/blind_r3/probe_paths.py under ncu, 2026-12-01):
+        # 2.29 threads/instruction and 904,000 warp instructions; the 64-bit loop counter's ~21
+        # instructions per 4 unrolled iterations run with one lane, the outer loop with 32
+        assert ratio == pytest.approx(2.29, rel=0.1)
+        assert p.metrics["smsp__inst_executed.sum"] == pytest.approx(904_000, rel=0.1)
+    else:
+        assert 1.0 <= ratio < 2.0  # the source-based estimate
     assert "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio" in p.metrics
 
 

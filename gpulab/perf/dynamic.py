@@ -28,6 +28,7 @@ class PyLoop:
     body: int  # first line of the body
     parent: "PyLoop | None" = None
     const_trip: bool = False  # for ... in range(constants): the compiler may unroll it exactly
+    is_for: bool = False  # a counted loop (a while loop's trip count is not known on entry)
 
 
 def python_loops(fn):
@@ -74,6 +75,7 @@ def _structure_one(fn):
             if isinstance(child, (ast.For, ast.While)) and child.body:
                 lp = PyLoop(child.lineno + off, child.end_lineno + off, child.body[0].lineno + off, parent)
                 lp.const_trip = _const_range(child, fn.__globals__)
+                lp.is_for = isinstance(child, ast.For)
                 out.append(lp)
                 walk(child, lp)
             else:
@@ -145,6 +147,7 @@ class Dynamic:
     per_line: dict  # line -> warp instructions
     per_pipe: dict  # pipe -> warp instructions
     per_op: dict  # opcode -> warp instructions
+    per_line_pipe: dict  # line -> {pipe: warp instructions}
     unroll: dict  # loop header line -> [unroll factor of each SASS loop mapped to it]
 
     @property
@@ -183,6 +186,13 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
             v = votes.setdefault(r, {})
             v[lp.line] = v.get(lp.line, 0) + 1
     loop_of = {r: max(v, key=v.get) for r, v in votes.items()}
+    # the back edge itself names its loop when it carries a loop header's line (code of an inner
+    # loop peeled into an outer SASS loop would otherwise outvote the outer loop's own lines)
+    headers = {lp.line for lp in loops}
+    at = {i.addr: L[i.addr] for i in ks.insns}
+    for r in regions:
+        if at.get(r[1]) in headers:
+            loop_of[r] = at[r[1]]
     by_loop = {}
     for r, ln in loop_of.items():
         by_loop.setdefault(ln, []).append(r)
@@ -192,7 +202,7 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         return e(lp.body) / entries if entries else 0.0
 
     # unroll factor and executions of each SASS loop
-    iters, unroll = {}, {}
+    iters, unroll, remfrac = {}, {}, {}
     for ln, regs in by_loop.items():
         lp = next(p for p in loops if p.line == ln)
         body_lines = {
@@ -212,31 +222,42 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
                 ratios = sorted(cnt[r][l] / min(cnt[q][l] for q in regs) for l in lines)
                 u[r] = max(1, round(ratios[len(ratios) // 2])) if ratios else 1
         else:
-            # one SASS loop: unrolled only where the trip count is a compile-time constant (no
-            # remainder loop needed); then every (line, opcode) appears u times
+            # one SASS loop: a counted loop unrolled u times (its remainder as straight code
+            # before it, or none for a constant trip) has every (line, opcode) u times; a while
+            # loop is not unrolled (its trip count is unknown on entry)
             g = 0
             for v in (v for c in cnt.values() for v in c.values()):
                 g = math.gcd(g, v)
-            u[regs[0]] = g if lp.const_trip and g > 1 and t >= g else 1
+            u[regs[0]] = g if lp.is_for and g > 1 and t >= g else 1
         main = max(regs, key=lambda r: u[r])
         entries = e(lp.line)
         iterations = e(lp.body)
-        if len(regs) > 1 and entries:
+        # an unrolled loop and its remainder split each entry's trips; copies of one loop (an
+        # outer loop unrolled around it) share them evenly: the same code, once per copy
+        mains = [r for r in regs if u[r] == u[main]]
+        rest = [r for r in regs if u[r] != u[main]]
+        if rest and entries:
             full = math.floor(t / u[main])
-            rest = [r for r in regs if r is not main]
-            iters[main] = entries * full
+            for r in mains:
+                iters[r] = entries * full / len(mains)
             left = entries * (t - full * u[main])
             for r in rest:
                 iters[r] = left / max(1, u[r]) / len(rest)
+        elif len(regs) == 1 and u[main] > 1 and entries:
+            # runtime unrolling with the remainder as straight code before the loop: the loop
+            # runs floor(t / u) times per entry, the u - 1 peeled copies t mod u times between them
+            full = math.floor(t / u[main])
+            iters[main] = entries * full
+            remfrac[lp.line] = (t - full * u[main]) / (u[main] - 1)
         else:
             for r in regs:
-                iters[r] = iterations / u[r]
+                iters[r] = iterations / u[r] / len(regs)
         unroll[ln] = sorted(u.values(), reverse=True)
 
     trip = {lp.line: trips(lp) for lp in loops}
     slow = _call_blocks(ks.insns)
     inst = thr = 0.0
-    per_line, per_pipe, per_op = {}, {}, {}
+    per_line, per_pipe, per_op, per_line_pipe = {}, {}, {}, {}
     for i in ks.insns:
         ln = L[i.addr]
         r = region_of[i.addr]
@@ -254,7 +275,7 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
                 deeper = chain(ln)[: chain(ln).index(lp_r)]
                 f = e(ln) / e(lp_r.body) if e(lp_r.body) else 0.0
                 for d in deeper:
-                    f /= trip[d.line] or 1.0
+                    f = f / (trip[d.line] or 1.0) * remfrac.get(d.line, 1.0)
                 n = iters[r] * f
             else:
                 hdr = e(lp_r.line)
@@ -262,10 +283,12 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         else:
             n = e(ln)
             for d in chain(ln):
-                n /= trip[d.line] or 1.0
+                n = n / (trip[d.line] or 1.0) * remfrac.get(d.line, 1.0)
         inst += n
         thr += n * lanes
         per_line[ln] = per_line.get(ln, 0.0) + n
         per_pipe[i.pipe] = per_pipe.get(i.pipe, 0.0) + n
         per_op[i.op] = per_op.get(i.op, 0.0) + n
-    return Dynamic(inst, thr, per_line, per_pipe, per_op, unroll)
+        lp_ = per_line_pipe.setdefault(ln, {})
+        lp_[i.pipe] = lp_.get(i.pipe, 0.0) + n
+    return Dynamic(inst, thr, per_line, per_pipe, per_op, per_line_pipe=per_line_pipe, unroll=unroll)

@@ -119,6 +119,26 @@ def sass_lines(counts, weights=None):
     return out
 
 
+def pipe_counts(counts, weights=None):
+    """{pipe: executed warp instructions} from the SASS, or None without it. A math-library line
+    is scaled down as sass_lines caps it, and its float64 instructions are dropped where the
+    simulator saw no float64 on the line (they sit in slow paths for rare arguments: sinf's
+    argument reduction has a DMUL)."""
+    dyn = counts.extra.get("sass_dynamic")
+    if dyn is None:
+        return None
+    sl = sass_lines(counts, weights)
+    out = {}
+    for ln, pipes in dyn.per_line_pipe.items():
+        c = counts.lines.get(ln, {})
+        scale = min(1.0, sl.get(ln, 0.0) / dyn.per_line[ln]) if dyn.per_line.get(ln) else 1.0
+        for p, n in pipes.items():
+            if p == "fp64" and c.get(MATH_INST) and not c.get(F64_SHARE):
+                continue
+            out[p] = out.get(p, 0.0) + n * scale
+    return out
+
+
 def instruction_counts(counts, weights=None):
     """(warp instructions, thread instructions, per-line warp instructions) in SASS terms: the
     compiled code's executed count when the SASS is known, else the source-based estimate."""
@@ -156,9 +176,9 @@ def fp64_instructions(counts) -> float:
     """Warp instructions of float64 arithmetic: from the SASS (DFMA, DADD, DMUL, ...) when it is
     known, else each line's arithmetic operations (multiply-adds fused, as weights.py counts
     them) times the share the simulator saw computed in float64."""
-    dyn = counts.extra.get("sass_dynamic")
-    if dyn is not None:
-        return float(dyn.per_pipe.get("fp64", 0.0))
+    pc = pipe_counts(counts)
+    if pc is not None:
+        return float(pc.get("fp64", 0.0))
     total = 0.0
     for ln, c in counts.lines.items():
         share = c.get(F64_SHARE, 0.0)
@@ -239,7 +259,8 @@ def bounds(counts, gpu, weights=None):
     dyn = counts.extra.get("sass_dynamic")
     if dyn is not None:
         busy = max(
-            (n * gpu.pipe_cycles.get(p, 0.0) for p, n in dyn.per_pipe.items() if p != "fp64"), default=0.0
+            (n * gpu.pipe_cycles.get(p, 0.0) for p, n in pipe_counts(counts, weights).items() if p != "fp64"),
+            default=0.0,
         )
         t["pipe"] = busy / (active_sms * clk * gpu.issue_per_sm_cycle)
     # atomics: one address applies its L2 operations one after another (a lane each, or one
