@@ -120,11 +120,104 @@ def predict_main(only):
         )
 
 
+def ladder_main():
+    """Executed SASS per warp and threads per instruction on the divergence ladder (1-32 paths)
+    and on the book's reductions, against the recorded Nsight Compute figures."""
+    import linecache
+
+    from numba import cuda, float32
+
+    import divergence_paths as dp
+    import perf_model
+    from gpulab import metrics as M
+    from gpulab import results
+    from gpulab.perf import dynamic, engine, sass
+
+    src, name = dp.kernel_source(), "<divergence_paths_kernel>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    ns = {"cuda": cuda, "float32": float32}
+    exec(compile(src, name, "exec"), ns)
+    kern = ns["kern"]
+    ks = sass.compile_sass(kern, "void(float32[:], float32[:], int32[:], int32)", "sm_90")
+    st = dynamic.structure(kern)
+    rec = results.load("divergence_paths")["ncu"]
+    rec = eval(rec) if isinstance(rec, str) else rec  # noqa: S307 - our own recorded dict
+    meas = {r["paths"]: r for r in rec["rows"]}
+    warps_meas = dp.N // 32
+    n = 8 * 256
+    x = np.random.default_rng(0).random(n, dtype=np.float32)
+    rows = {}
+    for P in dp.PATHS:
+        c, _ = engine.sample_counts(
+            kern,
+            n // 256,
+            256,
+            (np.zeros(n, np.float32), x, dp.selector(P, "divergent", n), np.int32(dp.NCU_ITERS)),
+        )
+        E = {ln: v[M.INST_EXECUTED] for ln, v in c.lines.items()}
+        T = {ln: v[M.THREAD_INST_EXECUTED] for ln, v in c.lines.items()}
+        d = dynamic.count(ks, E, T, n // 32, st)
+        m = meas[P]
+        r = {
+            "inst_per_warp": d.inst / (n // 32),
+            "inst_per_warp_h200": m["smsp__inst_executed.sum"] / warps_meas,
+            "threads_per_inst": d.threads_per_inst,
+            "threads_per_inst_h200": m["smsp__thread_inst_executed_per_inst_executed.ratio"],
+        }
+        r["tpi_error"] = r["threads_per_inst"] / r["threads_per_inst_h200"] - 1
+        r["inst_error"] = r["inst_per_warp"] / r["inst_per_warp_h200"] - 1
+        rows[f"ladder_{P}_paths"] = r
+        print(
+            f"ladder {P:2d} paths: inst/warp {r['inst_per_warp']:.0f} vs {r['inst_per_warp_h200']:.0f}, "
+            f"threads/inst {r['threads_per_inst']:.2f} vs {r['threads_per_inst_h200']:.2f}",
+            flush=True,
+        )
+    import gpulab
+
+    meas_pm = (results.load("perf_model") or {}).get("measured", {}).get("cases", {})
+    for c in perf_model.cases():
+        if c["name"] not in ("reduce_sum", "block_sum_tree", "block_sum_shfl", "device_sum"):
+            continue
+        m = meas_pm[c["name"]]
+        p = gpulab.predict(
+            c["kernel"],
+            c["grid"],
+            c["block"],
+            *perf_model.make_args(c),
+            gpu="H200",
+            shared_bytes=c.get("shared_bytes", 0),
+        )
+        r = {
+            "inst": p.metrics["smsp__inst_executed.sum"],
+            "inst_h200": m["smsp__inst_executed.sum"],
+            "threads_per_inst": p.metrics["smsp__thread_inst_executed_per_inst_executed.ratio"],
+            "threads_per_inst_h200": m["smsp__thread_inst_executed_per_inst_executed.ratio"],
+        }
+        r["tpi_error"] = r["threads_per_inst"] / r["threads_per_inst_h200"] - 1
+        r["inst_error"] = r["inst"] / r["inst_h200"] - 1
+        rows[c["name"]] = r
+        print(
+            f"{c['name']:16s} inst {r['inst']:.4g} vs {r['inst_h200']:.4g}, threads/inst "
+            f"{r['threads_per_inst']:.2f} vs {r['threads_per_inst_h200']:.2f}",
+            flush=True,
+        )
+    _save(
+        "ladder",
+        {
+            "command": "python benchmarks/perf_sass_check.py ladder",
+            "max_abs_tpi_error": max(abs(r["tpi_error"]) for r in rows.values()),
+            "cases": rows,
+        },
+    )
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "registers"
     if mode == "registers":
         registers_main()
     elif mode == "predict":
         predict_main(set(sys.argv[2:]))
+    elif mode == "ladder":
+        ladder_main()
     else:
         raise SystemExit(f"unknown mode {mode!r}")
