@@ -19,6 +19,6 @@ def test_size_text():
 def test_measured_label_reads_either_date_key():
     new = {"environment": {"gpu": "NVIDIA H200", "date_utc": "2026-12-01T00:34:40Z"}}
     old = {"environment": {"gpu": "NVIDIA H200", "when_utc": "2026-11-29T12:21:47Z"}}
-    assert pm.measured_label(new) == "measured on NVIDIA H200 on 2026-12-01 (benchmarks/)"
+    assert pm.measured_label(new) == "measured on NVIDIA H200 on 2026-12-01"  # no "(benchmarks/)" in a title
     assert "2026-11-29" in pm.measured_label(old)
     assert "?" in pm.measured_label({})

@@ -198,10 +198,11 @@ def load_benchmark(name):
 
 
 def measured_label(res):
-    """'GPU, date' line from a benchmark JSON's environment block."""
+    """'GPU, date' line from a benchmark JSON's environment block (a figure title: the script's
+    folder is no reader's business, issue 25 point 7)."""
     env = res.get("environment", {})
     when = env.get("when_utc") or env.get("date_utc") or "?"
-    return f"measured on {env.get('gpu', '?')} on {when[:10]} (benchmarks/)"
+    return f"measured on {env.get('gpu', '?')} on {when[:10]}"
 
 
 KiB, MiB = 1 << 10, 1 << 20
