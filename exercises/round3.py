@@ -198,8 +198,8 @@ def judge(entry, row, full):
     earned = {q: scores.get(q) for q in targets if scores.get(q, 0) > 0}
     if sum(earned.values()) > sum(full[q] for q in targets) / 2:
         return False, f"earned {earned}{'' if flags else ', UNFLAGGED'}"
-    if earned:  # a public test's point for the answer's form, at most half
-        return True, f"earned only {earned} (public tests)" + (", flagged" if flags else "")
+    if earned:  # e.g. a public test's point for the answer's form: at most half
+        return True, f"earned only {earned}, at most half" + (", flagged" if flags else "")
     if hostile_flag:
         return True, "scored as hostile: 0 on every question"
     return True, "0 on its questions" + (", flagged for review" if flags else "")
