@@ -431,23 +431,28 @@ def fma_loop(res: dict | None = None) -> dict | None:
     return {"cases": cases, "loop_mix": mixes, "chases": chases, "ncu_command": r.get("ncu_command")}
 
 
-# The one place the book's chapters read gpulab.predict's blind accuracy from (issue 23): on 44
-# kernels nobody on the project wrote or saw, timed on the H200 under Nsight Compute (project
-# commit 677874e; /work/shared/DESIGN.md "Blind tests of gpulab.predict"). Update here when a new
-# blind test is recorded; every chapter that quotes it glues these values.
-BLIND_ACCURACY = {
-    "kernels": 44,
-    "median_error_low": 0.24,  # 18 kernels whose predictions were recorded before they ran
-    "median_error_high": 0.30,  # the other 26 kernels
-    "outside_2x": 11,
-    "model_commit": "677874e",
-}
+# The one place the book's chapters read gpulab.predict's blind accuracy from (issues 23, 24): the
+# latest blind round, computed from its recorded result (blind_r3.json: 35 kernels nobody on the
+# project had run, predictions committed before they were timed on the H200 under Nsight Compute;
+# benchmarks/blind_r3/). A new round replaces BLIND_ROUND; chapters glue what this returns.
+BLIND_ROUND = "blind_r3"
 
 
 def blind_accuracy() -> dict:
-    """gpulab.predict's accuracy on kernels it never saw (:data:`BLIND_ACCURACY`), with a range
-    text ("24–30%") ready to glue."""
-    b = dict(BLIND_ACCURACY)
-    lo, hi = round(100 * b["median_error_low"]), round(100 * b["median_error_high"])
-    b["median_error_text"] = f"{lo}%" if lo == hi else f"{lo}–{hi}%"
-    return b
+    """gpulab.predict's accuracy on kernels it never saw, from the latest blind round: kernels
+    predicted, median |predicted/measured - 1| (and as text, "34%"), how many were outside 2x,
+    how many could not be predicted, and the model's commit."""
+    r = results.load(BLIND_ROUND)
+    if r is None:
+        raise FileNotFoundError(f"{BLIND_ROUND}.json is not among the recorded results ({results.roots()})")
+    s = r["summary"]
+    median = float(s["median_abs_error"])
+    return {
+        "round": BLIND_ROUND,
+        "kernels": int(s["cases"]),
+        "median_error": median,
+        "median_error_text": f"{100 * median:.0f}%",
+        "outside_2x": len(s["outside_2x"]),
+        "not_predicted": len(r["predicted"].get("failed_to_predict") or []),
+        "model_commit": r["predicted"].get("model_files_commit") or r["predicted"].get("model_commit"),
+    }
