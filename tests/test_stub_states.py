@@ -114,6 +114,11 @@ def test_a_stub_is_a_neutral_fail_a_wrong_kernel_keeps_its_reason():
     assert res.not_started and not res.passed and not bool(res)
     text = repr(res)
     assert "❌" not in text and text.startswith("✎ Not answered yet") and "my_warp_scan" in text
+    # as a hidden test hands it over (under the grader's audit wrapper): the same, a fail
+    from gpulab.grading import oracles
+
+    graded = warp.check_warp_scan(oracles.audited(ns["my_warp_scan"]))
+    assert graded.not_started and not graded
     # one real statement changed (a step that is wrong): a red cross with the check's reason
     wrong = STUB_SCAN.replace(
         "    # your code here: a shfl_up_sync loop\n",
