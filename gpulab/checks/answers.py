@@ -1,6 +1,7 @@
 """Turn a reader's answer into a plain Python number before any comparison, so an object that
 claims to equal everything (an ``int`` subclass whose ``__eq__`` returns True, a number whose
-arithmetic lies) is graded by the value it really holds."""
+arithmetic lies) is graded by the value it really holds; and tell an answer from one still as the chapter handed it
+over (:func:`starting_state`, issue 25)."""
 
 from __future__ import annotations
 
