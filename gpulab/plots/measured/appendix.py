@@ -3,7 +3,7 @@ order of the scorecard), and the calls the notebook makes: show, scorecard, prov
 
 from __future__ import annotations
 
-from . import divergence, memory, occupancy, reduction, runs, serial, tensor_cores
+from . import divergence, memory, model, occupancy, reduction, runs, serial, tensor_cores
 from .core import Headline, _df, _legible, _wrap, available, display_table, glue_table, label, load
 
 
@@ -35,10 +35,12 @@ ORDER = (
     "perf_blind",
     "instruction_costs",
     "sim_speed",
+    "blind_r3",
+    "perf_sass_check",
 )
 _ALL = {
     s.name: s
-    for m in (divergence, memory, occupancy, reduction, runs, serial, tensor_cores)
+    for m in (divergence, memory, model, occupancy, reduction, runs, serial, tensor_cores)
     for s in m.SECTIONS
 }
 if set(ORDER) != set(_ALL):

@@ -133,6 +133,12 @@ def environment(res: dict, name: str | None = None) -> dict:
         )
     if name == "fidelity" and "gpu" not in env:
         env.update(_fidelity_readme())
+    if "gpu" not in env and "cpu" not in env:  # a run recorded in parts: the first part's block
+        for v in res.values():
+            if isinstance(v, dict) and isinstance(v.get("environment"), dict):
+                return {**environment(v, name), **env}
+    if name == "perf_sass_check" and "gpu" not in env:
+        env["cpu"] = "ptxas for sm_90 on a CPU machine, against recorded NVIDIA H200 counters"
     return env
 
 
