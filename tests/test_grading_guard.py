@@ -299,6 +299,16 @@ def test_a_check_replaced_through_the_module_dict_is_found(fresh_snapshot):
     assert "gpulab.checks.tree_reduction.check_tree_reduce was replaced" in grading.tamper_findings(limit=0)
 
 
+def test_an_import_hook_is_found(fresh_snapshot):
+    """Round 3: ``builtins.__import__`` replaced so that the hidden test's ``from gpulab.checks
+    import formats`` gets a stand-in went unseen (dunder names were not watched)."""
+    import builtins
+
+    original = builtins.__import__
+    fresh_snapshot.setattr(builtins, "__import__", lambda *a, **k: original(*a, **k))
+    assert "builtins.__import__ was replaced" in grading.tamper_findings(limit=0)
+
+
 def test_the_sealed_snapshot_cannot_be_retaken_or_emptied(fresh_snapshot):
     """A submission re-recording the state it patched (calling snapshot() again), emptying the
     recorded dict or unsealing it is itself a finding."""

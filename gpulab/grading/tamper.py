@@ -48,6 +48,10 @@ ALSO_WATCHED = (
 WATCHED_PACKAGES = ("gpulab.checks", "gpulab.perf", "gpulab.kernels")
 #: figure-only submodules (matplotlib): nothing a grade depends on
 _UNWATCHED_SUBMODULES = ("plot",)
+#: dunder names watched all the same: every ``import`` statement goes through
+#: ``builtins.__import__`` (round 3: a hook handing the hidden test a stand-in gpulab.checks went
+#: unseen, because dunder names were skipped), every class statement through ``__build_class__``
+_WATCHED_DUNDERS = ("builtins.__import__", "builtins.__build_class__")
 #: changed by the notebook machinery itself, not by a submission
 _LEGIT_CHANGES = ("builtins.input", "builtins.raw_input", "builtins.get_ipython")
 #: what a failed :func:`assert_untampered` says; the plugin scores a submission whose tests say it
@@ -180,9 +184,9 @@ def _watched(mod):
     top = mod.__name__.split(".")[0]
     values, constants = top in _VALUE_MODULES, top in _CONSTANT_MODULES
     for name, obj in items:
-        if name.startswith("__") and name.endswith("__"):
-            continue
         key = f"{mod.__name__}.{name}"
+        if name.startswith("__") and name.endswith("__") and key not in _WATCHED_DUNDERS:
+            continue
         if isinstance(
             obj, (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, types.MethodType)
         ) or callable(obj):
