@@ -88,8 +88,33 @@ NCU_METRICS = [
 ] + [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALLS]
 
 
+# steps 7-10 (issue 27): make_sgemm_unrolled's keyword arguments, one change per step, then a
+# small tile search over the factory ("tune_*")
+UNROLLED = {
+    "unroll": {},  # step 6 written out in full: no inner loop, scalar accumulators
+    "unroll_u32": {"unsigned": True},  # + uint32 index arithmetic, no negative-index fix-ups
+    "warptile": {"unsigned": True, "warp": (4, 8)},  # + a warp covers 4 x 8 threads, not 2 x 16
+    "tune_bk16": {"unsigned": True, "warp": (4, 8), "bk": 16},
+    "tune_bk16_r128": {"unsigned": True, "warp": (4, 8), "bk": 16, "max_registers": 128},
+    "tune_64x128": {"unsigned": True, "warp": (4, 8), "bm": 64},
+    "tune_128x64": {"unsigned": True, "warp": (8, 4), "bn": 64},
+}
+
+
+def config(step, n):
+    """(grid, block) at M = N = K = n for a kernels() entry's launch description."""
+    from gpulab.kernels import sgemm as S
+
+    if isinstance(step, dict):  # make_sgemm_unrolled's arguments: 1-D block of bm/tm * bn/tn
+        bm, bn = step.get("bm", 128), step.get("bn", 128)
+        nt = (bm // step.get("tm", 8)) * (bn // step.get("tn", 8))
+        return S.launch_config("prefetch", n, n, n, tile=(bm, bn), bk=step.get("bk", 8), block=(nt,))
+    return S.launch_config(step, n, n, n)
+
+
 def kernels():
-    """name -> (kernel, launch_config step name), in chapter order, plus the layout variants."""
+    """name -> (kernel, launch description: a STEPS name or make_sgemm_unrolled's arguments), in
+    chapter order, plus the layout variants and the generated steps."""
     from gpulab.kernels import sgemm as S
 
     out = {name: (v[0], name) for name, v in S.STEPS.items()}
@@ -99,7 +124,12 @@ def kernels():
     out["prefetch_bk16"] = (S.make_sgemm_prefetch(bk=16), "prefetch")
     out["prefetch_bk16_r128"] = (S.make_sgemm_prefetch(bk=16, max_registers=128), "prefetch")
     out["prefetch_r128"] = (S.make_sgemm_prefetch(bk=8, max_registers=128), "prefetch")
+    for name, kw in UNROLLED.items():
+        out[name] = (S.make_sgemm_unrolled(**kw), kw)
     return out
+
+
+CLOCK = None  # a benchenv.ClockSampler, set by main()
 
 
 def timed(fn, target_ms=60.0, repeats=5):
@@ -168,6 +198,7 @@ NCU_PROFILED = [
     "prefetch_bk16",
     "prefetch_bk16_r128",
     "prefetch_r128",
+    *UNROLLED,
 ]
 
 
@@ -230,11 +261,12 @@ def main(argv=None):
         return
     import torch
     from numba import cuda
-    from gpulab.kernels import sgemm as S
 
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     env = benchenv.environment()
+    global CLOCK
+    CLOCK = benchenv.ClockSampler().__enter__()  # the SM clock inside each timed region
     n = args.size
     flop = 2.0 * n**3
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -250,7 +282,7 @@ def main(argv=None):
         ks = kernels()
         for name in args.profile:
             kern, step = ks[name]
-            grid, block = S.launch_config(step, n, n, n)
+            grid, block = config(step, n)
             kern[grid, block](ca, aa, ba)
             cuda.synchronize()
             print("launched", name, flush=True)
@@ -269,30 +301,36 @@ def main(argv=None):
         torch.matmul(a, b, out=c)
 
     results = {"torch_before": None, "steps": {}, "torch_after": None}
-    ms, per, reps = timed(torch_run)
+    with CLOCK.timed():
+        ms, per, reps = timed(torch_run)
     results["torch_before"] = {
         "ms": ms,
         "per_batch_ms": per,
         "launches_per_batch": reps,
         "gflops": flop / ms / 1e6,
+        "sm_clock": CLOCK.take(),
         **check("torch"),
     }
     print(f"torch fp32 {ms:.3f} ms  {flop / ms / 1e9:.2f} TFLOP/s", flush=True)
     for name, (kern, step) in kernels().items():
         if args.only and name not in args.only:
             continue
-        grid, block = S.launch_config(step, n, n, n)
+        grid, block = config(step, n)
         c.fill_(float("nan"))
         t0 = time.time()
         kern[grid, block](ca, aa, ba)
         cuda.synchronize()
         compile_s = time.time() - t0
         rec = {"grid": list(grid), "block": list(block), "compile_and_first_s": compile_s, **check(name)}
-        ms, per, reps = timed(
-            lambda: kern[grid, block](ca, aa, ba),
-            target_ms=30.0 if name == "naive" else 60.0,
-            repeats=3 if name == "naive" else 5,
-        )
+        with CLOCK.timed():
+            ms, per, reps = timed(
+                lambda: kern[grid, block](ca, aa, ba),
+                target_ms=30.0 if name == "naive" else 60.0,
+                repeats=3 if name == "naive" else 5,
+            )
+        rec["sm_clock"] = CLOCK.take()
+        if isinstance(step, dict):
+            rec["factory"] = {k: list(v) if isinstance(v, tuple) else v for k, v in step.items()}
         rec.update({"ms": ms, "per_batch_ms": per, "launches_per_batch": reps, "gflops": flop / ms / 1e6})
         rec["nvidia_smi_after"] = benchenv._smi("clocks.sm,power.draw")
         rec.update(compiled(kern, out_dir if name in args.asm else None, name))
@@ -302,12 +340,14 @@ def main(argv=None):
             f"local {rec.get('local_bytes')} ptx {rec.get('ptx')} sass {rec.get('sass')}",
             flush=True,
         )
-    ms, per, reps = timed(torch_run)
+    with CLOCK.timed():
+        ms, per, reps = timed(torch_run)
     results["torch_after"] = {
         "ms": ms,
         "per_batch_ms": per,
         "launches_per_batch": reps,
         "gflops": flop / ms / 1e6,
+        "sm_clock": CLOCK.take(),
     }
     results["torch_after"]["nvidia_smi_after"] = benchenv._smi("clocks.sm,clocks.max.sm,power.draw")
     print(f"torch fp32 again {ms:.3f} ms  {flop / ms / 1e9:.2f} TFLOP/s", flush=True)
@@ -331,6 +371,7 @@ def main(argv=None):
         "environment": env,
         **results,
     }
+    CLOCK.__exit__(None, None, None)
     (out_dir / "sgemm.json").write_text(json.dumps(doc, indent=1))
     print("wrote", out_dir / "sgemm.json")
 

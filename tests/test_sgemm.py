@@ -2,6 +2,7 @@
 recorded H200 results."""
 
 import gzip
+import inspect
 import json
 from pathlib import Path
 
@@ -311,3 +312,62 @@ def test_merge_ncu_reads_the_csv(tmp_path):
     assert doc["ncu"]["kernels"]["a"]["gpu__time_duration.sum"] == 1234
     with pytest.raises(SystemExit, match="2 profiled launches"):
         bench.merge_ncu(str(csv_path), str(tmp_path / "sgemm.json"), order=["a"])
+
+
+# ------------------------------------------------------- steps 7-10: the generated, unrolled kernels
+UNROLLED_SIM = [  # (make_sgemm_unrolled arguments, M, K, N): two K steps or more, both buffers used
+    ({}, 128, 16, 128),
+    ({"unsigned": True, "warp": (4, 8)}, 128, 24, 256),
+    ({"unsigned": True, "warp": (8, 4), "bn": 64, "bk": 16}, 128, 32, 64),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kw,m,k,n", UNROLLED_SIM, ids=["signed", "u32_warp4x8", "128x64x16_warp8x4"])
+def test_unrolled_kernels_compute_c_on_the_simulator(kw, m, k, n):
+    kernel = S.make_sgemm_unrolled(jit=False, **kw)
+    bm, bn = kw.get("bm", 128), kw.get("bn", 128)
+    rng = np.random.default_rng(m + k + n)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    grid, block = S.launch_config(
+        "prefetch", m, k, n, tile=(bm, bn), bk=kw.get("bk", 8), block=((bm // 8) * (bn // 8),)
+    )
+    gpulab.launch(kernel, grid, block, c, a, b, backend="sim")
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+def test_unrolled_source_has_no_inner_loop_and_checks_its_shape():
+    src = S.sgemm_unrolled_source(unsigned=True)
+    assert src.count(" for ") == 1  # only the loop over K steps
+    assert src.count("+= a") == 8 * 8 * 8  # every multiply-add of a K step written out
+    assert "uint32(" in src and "& 255" not in src
+    with pytest.raises(ValueError, match="does not fit the loader"):
+        S.sgemm_unrolled_source(tm=6)
+    with pytest.raises(ValueError, match="warp shape"):
+        S.sgemm_unrolled_source(warp=(4, 4))
+    fn = S.make_sgemm_unrolled(jit=False, unsigned=True, warp=(4, 8))
+    assert fn.__name__ == "sgemm_unrolled_128x128x8_8x8_u32_w4x8"
+    assert "sat[" in "".join(inspect.getsourcelines(fn)[0])  # the simulator reads the source
+
+
+@pytest.mark.slow
+def test_unrolled_sass_is_mostly_ffma():
+    """The claim the steps rest on, from this CPU: unrolled with uint32 indices, the K-step loop is
+    >= 80% FFMA with 16-byte shared loads; signed 64-bit indices leave it near a third."""
+    from gpulab.perf import sass
+
+    ok, why = sass.available()
+    if not ok:
+        pytest.skip(why)
+    sig = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"
+
+    def loop_ffma_share(kernel):
+        ks = sass.compile_sass(kernel, sig, fastmath=True)
+        s, e = max(ks.loops, key=lambda se: se[1] - se[0])
+        body = [i for i in ks.insns if s <= i.addr <= e]
+        return sum(i.op == "FFMA" for i in body) / len(body), {i.op + i.mods for i in body}
+
+    share, ops = loop_ffma_share(S.make_sgemm_unrolled(jit=False, unsigned=True))
+    assert share >= 0.8 and "LDS.128" in ops

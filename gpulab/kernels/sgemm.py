@@ -6,7 +6,10 @@ and K a multiple of BK (:func:`launch_config` checks it and gives grid and block
 library adds a guarded kernel for the edges.
 """
 
-from numba import cuda, float32
+import itertools
+import linecache
+
+from numba import cuda, float32, uint32
 
 from gpulab.kernels.matmul import TILE, matmul_naive, matmul_tiled  # noqa: F401 (steps 1, 2)
 
@@ -248,3 +251,121 @@ def launch_config(step: str, m: int, k: int, n: int, tile=None, bk=None, block=N
             f"zeros up to those multiples"
         )
     return ((n + tn - 1) // tn, (m + tm - 1) // tm), blk
+
+
+# ------------------------------------ steps 7-9: a kernel factory that writes the unrolled source
+def sgemm_unrolled_source(
+    bm=128, bn=128, bk=8, tm=8, tn=8, unsigned=False, warp=None, name="sgemm_unrolled"
+) -> str:
+    """Python source of step 6 (double-buffered, A k-major padded by 4) written out in full:
+    every k of the tile, every shared load and every one of the tm*tn multiply-adds is its own
+    statement on scalar variables, since numba has no ``#pragma unroll``. ``unsigned`` does the
+    index arithmetic in uint32 (no negative-index fix-ups, 32-bit adds); ``warp`` = (rows, cols)
+    of the thread grid one warp covers (None: a warp is two rows of 16 threads, as in step 6)."""
+    nty, ntx = bm // tm, bn // tn
+    nt = nty * ntx
+    if tm % 4 or tn % 4 or nt % 32 or (bm * bk) % nt or (bk * bn) % nt or nt % bk or nt % bn and bn % nt:
+        raise ValueError(f"tile {bm}x{bn}x{bk} with {tm}x{tn} per thread does not fit the loader")
+    if warp is not None and (warp[0] * warp[1] != 32 or nty % warp[0] or ntx % warp[1]):
+        raise ValueError(f"warp shape {warp} must have 32 threads and divide the {nty}x{ntx} thread grid")
+    width = bm + 4  # A k-major, rows padded by 4 floats (step 5)
+    la, lb = bm * bk // nt, bk * bn // nt  # elements of each tile one thread copies per K step
+    sa_size, sb_size = bk * width, bk * bn
+
+    def k(v):  # an integer constant of the index type
+        return f"uint32({v})" if unsigned else str(v)
+
+    src = []
+    e = src.append
+    e(f"def {name}(c, a, b):")
+    e(f"    sat = cuda.shared.array({2 * sa_size}, float32, alignment=16)")
+    e(f"    sb = cuda.shared.array({2 * sb_size}, float32, alignment=16)")
+    e("    t = uint32(cuda.threadIdx.x)" if unsigned else f"    t = cuda.threadIdx.x & {nt - 1}")
+    if warp is None:
+        e(f"    tx = t % {k(ntx)}")
+        e(f"    ty = t // {k(ntx)}")
+    else:
+        wy, wx = warp
+        e(f"    lane = t % {k(32)}")
+        e(f"    wid = t // {k(32)}")
+        e(f"    tx = (wid % {k(ntx // wx)}) * {k(wx)} + lane % {k(wx)}")
+        e(f"    ty = (wid // {k(ntx // wx)}) * {k(wy)} + lane // {k(wx)}")
+    cast = "uint32" if unsigned else ""
+    e(f"    row0 = {cast}(cuda.blockIdx.y) * {k(bm)}")
+    e(f"    col0 = {cast}(cuda.blockIdx.x) * {k(bn)}")
+    e(f"    am = t // {k(bk)}")  # element t + nt*r of the A tile: row am + r*nt/bk, column ak
+    e(f"    ak = t % {k(bk)}")
+    e(f"    bkr = t // {k(bn)}")  # of the B tile: row bkr + r*nt/bn, column bn0
+    e(f"    bn0 = t % {k(bn)}")
+    e("    arow = row0 + am")
+    e("    bcol = col0 + bn0")
+    e(f"    sta = ak * {k(width)} + am")
+    e(f"    stb = bkr * {k(bn)} + bn0")
+    ra, rb = nt // bk, nt // bn
+    for i in range(tm):
+        e("    " + " = ".join(f"c{i}_{j}" for j in range(tn)) + " = float32(0.0)")
+    for r in range(la):
+        e(f"    sat[sta + {k(r * ra)}] = a[arow + {k(r * ra)}, ak]")
+    for r in range(lb):
+        e(f"    sb[stb + {k(r * rb * bn)}] = b[bkr + {k(r * rb)}, bcol]")
+    e("    cuda.syncthreads()")
+    e(f"    steps = {cast}(a.shape[1]) // {k(bk)}")
+    e(f"    abase = ty * {k(4)}")
+    e(f"    bbase = tx * {k(4)}")
+    e(f"    for step in range({k(1)}, steps + {k(1)}):")
+    e("        more = step < steps")
+    e("        if more:  # next tiles: global -> registers")
+    e(f"            k1 = step * {k(bk)}")
+    for r in range(la):
+        e(f"            pa{r} = a[arow + {k(r * ra)}, k1 + ak]")
+    for r in range(lb):
+        e(f"            pb{r} = b[k1 + bkr + {k(r * rb)}, bcol]")
+    e(f"        cur = (step - {k(1)}) & {k(1)}  # buffer in use: the & proves it >= 0 and small")
+    e(f"        oa = cur * {k(sa_size)} + abase  # a multiple of 4: 16-byte loads")
+    e(f"        ob = cur * {k(sb_size)} + bbase")
+    for kk in range(bk):
+        for ii in range(tm // 4):
+            for q in range(4):
+                e(f"        a{ii * 4 + q} = sat[oa + {k(kk * width + ii * nty * 4 + q)}]")
+        for jj in range(tn // 4):
+            for q in range(4):
+                e(f"        b{jj * 4 + q} = sb[ob + {k(kk * bn + jj * ntx * 4 + q)}]")
+        for i in range(tm):
+            for j in range(tn):
+                e(f"        c{i}_{j} += a{i} * b{j}")
+    e("        if more:  # registers -> the other buffer")
+    e(f"            nxt = cur ^ {k(1)}")
+    for r in range(la):
+        e(f"            sat[nxt * {k(sa_size)} + sta + {k(r * ra)}] = pa{r}")
+    for r in range(lb):
+        e(f"            sb[nxt * {k(sb_size)} + stb + {k(r * rb * bn)}] = pb{r}")
+    e("        cuda.syncthreads()")
+    for i in range(tm):
+        row = f"row0 + ty * {k(4)} + {k((i // 4) * nty * 4 + i % 4)}"
+        for j in range(tn):
+            e(f"    c[{row}, col0 + tx * {k(4)} + {k((j // 4) * ntx * 4 + j % 4)}] = c{i}_{j}")
+    return "\n".join(src) + "\n"
+
+
+_generated = itertools.count()
+
+
+def make_sgemm_unrolled(
+    bm=128, bn=128, bk=8, tm=8, tn=8, unsigned=False, warp=None, max_registers=None, jit=True
+):
+    """The kernel :func:`sgemm_unrolled_source` writes, compiled (``jit=False``: the plain Python
+    function, for the simulator). Its source is registered with ``linecache`` so tracebacks, the
+    simulator and the SASS line table can show it. Block: (bm/tm * bn/tn,) threads, 1-D."""
+    name = f"sgemm_unrolled_{bm}x{bn}x{bk}_{tm}x{tn}{'_u32' if unsigned else ''}" + (
+        f"_w{warp[0]}x{warp[1]}" if warp else ""
+    )
+    src = sgemm_unrolled_source(bm, bn, bk, tm, tn, unsigned, warp, name=name)
+    fname = f"<gpulab.kernels.sgemm generated {name} #{next(_generated)}>"
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    scope = {"cuda": cuda, "float32": float32, "uint32": uint32}
+    exec(compile(src, fname, "exec"), scope)
+    fn = scope[name]
+    if not jit:
+        return fn
+    opts = {} if max_registers is None else {"max_registers": max_registers}
+    return cuda.jit(fastmath=True, **opts)(fn)

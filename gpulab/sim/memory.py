@@ -686,7 +686,7 @@ class SharedArray(ArrayProxy):
         if not len(lanes):
             return
         blk = ctx.layout.block_of[lanes]
-        el = elem[lanes]
+        el = elem[lanes].astype(np.int64, copy=False)  # numba: uint32*uint32 is uint64
         if op == "ld":
             self._check_written(blk, el, lanes, "reads")
             self._check_race(op, lanes, blk, el, None)
