@@ -70,6 +70,11 @@ def test_explorer_and_block_shape_check():
     ns = {}
     ex = explorer(ns, draw=False, width=100, height=60, block=(8, 8))
     assert ns["answer"]["idle_threads"] == lm.summary((100, 60), (8, 8))["idle_threads"]
+    # the explorer's starting setting is "not answered yet" (a neutral note, still a fail)
+    first = chk.check_block_shape(ns["answer"])
+    assert not first.passed and "starting setting" in first.message
+    ex.bx.value, ex.by.value = 16, 4  # moved: now judged as an answer
+    ex.bx.value, ex.by.value = 8, 8
     assert "fewer" in chk.check_block_shape(ns["answer"]).message
     ex.bx.value, ex.by.value = 8, 4
     assert chk.check_block_shape(ns["answer"]).passed
