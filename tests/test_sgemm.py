@@ -282,12 +282,15 @@ def test_recorded_h200_run_is_consistent():
     flop = 2.0 * d["size"] ** 3
     torch_mean = 0.5 * (d["torch_before"]["gflops"] + d["torch_after"]["gflops"])
     assert d["torch_gflops_mean"] == pytest.approx(torch_mean)
-    for name, rec in d["steps"].items():
+    for name, rec in {**d["steps"], **d.get("steps_unrolled", {})}.items():
         assert rec["ok"], f"{name} was wrong on the GPU"
         assert rec["gflops"] == pytest.approx(flop / rec["ms"] / 1e6)
         assert rec["fraction_of_torch"] == pytest.approx(rec["gflops"] / torch_mean)
         assert rec["max_abs_err"] <= 1e-5 * rec["max_abs_ref"]
     assert set(S.STEPS) <= set(d["steps"])
+    best = max(d["steps_unrolled"].values(), key=lambda r: r["gflops"])
+    assert best["fraction_of_torch"] >= 0.80  # issue 27's goal, as recorded
+    assert d["ncu"]["kernels"]["warptile"]["launch__registers_per_thread"] == best["registers"]
     assert (
         d["ncu"]["kernels"]["prefetch"]["launch__registers_per_thread"] == d["steps"]["prefetch"]["registers"]
     )
