@@ -181,7 +181,11 @@ def test_widgets_write_their_answer():
     a.f.value, a.p.value = 0.9, 10
     assert ns["answer"] == round(A.speedup(0.9, 10), 1)
     w = WA.worth_buying(ns, "pick")
-    assert ns["pick"] == 1 and w.best() == 16 and "&#10060;" in w.verdict.value
+    # the starting state shows no verdict (no red cross before the reader moved anything)
+    assert ns["pick"] == 1 and w.best() == 16 and "&#10060;" not in w.verdict.value
+    assert "&#9998;" in w.verdict.value
+    w.p.value = 2
+    assert "&#10060;" in w.verdict.value and "you can buy more" in w.verdict.value
     w.p.value = 16
     assert ns["pick"] == 16 and "&#9989;" in w.verdict.value
     assert K.check_worth_buying(ns["pick"])

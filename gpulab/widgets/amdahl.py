@@ -128,11 +128,16 @@ class WorthBuying(_Explorer):
         self.p = W.SelectionSlider(options=_POWERS, value=p, description="buy p =", style=_STYLE, layout=_LAY)
         self.table = W.HTML()
         self.verdict = W.HTML()
+        self._touched = False  # no verdict (no red cross) before the reader has moved a control
         for w in (self.f, self.e, self.p):
-            w.observe(self._update, names="value")
+            w.observe(self._on_change, names="value")
         self.box = W.VBox([self.f, self.e, self.p, self.verdict, self.table])
         self._update()
         mark_starting(self.namespace, self.name)  # a check reads it as not answered yet
+
+    def _on_change(self, change):
+        self._touched = True
+        self._update(change)
 
     def best(self) -> int:
         """The largest power of two whose efficiency still meets the minimum."""
@@ -158,7 +163,12 @@ class WorthBuying(_Explorer):
             "<th>efficiency</th></tr>" + "".join(rows) + "</table>"
         )
         best = self.best()
-        if pick == best:
+        if not self._touched:
+            msg = (
+                f"&#9998; Starting at p = {pick}: move <b>buy p</b> to the largest power of two whose "
+                f"efficiency stays at &ge; {100 * e:.0f}%; the verdict appears here."
+            )
+        elif pick == best:
             msg = f"&#9989; p = {pick}: the largest power of two still at &ge; {100 * e:.0f}% efficiency."
         elif pick > best:
             msg = (
