@@ -11,7 +11,8 @@ written on one homework, up to the results.json Gradescope reads.
    correct, a wrong and a hostile submission, and the results.json they write is checked:
    scores per question, hidden tests hidden, the grading flags visible to the instructor only;
 4. ``python -m gpulab.grading grade`` grades the same submissions with the same zip: same scores,
-   same flags.
+   same flags (run in the image's environment: tests/test_homework.py grades the same prepared
+   submissions with it in the checkout's).
 
 What is not emulated, because it needs conda, apt or Gradescope itself: setup.sh's apt-get
 packages and Miniforge; the conda packages of environment.yml (``python`` is the venv's own
@@ -382,7 +383,9 @@ def test_students_see_only_public_tests_and_instructors_see_the_rest(gradescope_
 # ---- step 4: the same zip, graded locally ------------------------------------------------------
 
 
-def test_python_m_gpulab_grading_grade_gives_the_same_scores_and_flags(dist, gradescope_results, tmp_path):
+def test_python_m_gpulab_grading_grade_gives_the_same_scores_and_flags(
+    dist, image, gradescope_results, tmp_path
+):
     paths = {}
     for kind, run in gradescope_results.items():
         d = tmp_path / kind
@@ -390,11 +393,14 @@ def test_python_m_gpulab_grading_grade_gives_the_same_scores_and_flags(dist, gra
         paths[kind] = d / f"{HW}.ipynb"
         shutil.copy(run["path"] / "submission" / f"{HW}.ipynb", paths[kind])
     csv_path = tmp_path / "grades.csv"
+    # in the image's environment: the checkout's files, which the grading plugin hashes, may be
+    # edited while this runs (a shared checkout) and would score everything 0 as hostile
+    python = str(image["venv"] / "bin" / "python")
     p = subprocess.run(
-        [sys.executable, "-m", "gpulab.grading", "grade", str(dist["zip"]), *map(str, paths.values())]
+        [python, "-m", "gpulab.grading", "grade", str(dist["zip"]), *map(str, paths.values())]
         + ["--csv", str(csv_path), "--jobs", "2"],
-        cwd=ROOT,
-        env=QUIET,
+        cwd=tmp_path,
+        env={k: v for k, v in QUIET.items() if k != "PYTHONPATH"},
         capture_output=True,
         text=True,
         timeout=900,
