@@ -12,75 +12,25 @@ Skips with the reason when selenium, Chromium or chromedriver is missing (fails 
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import shutil
-import threading
 import time
 
 import pytest
 
+import chromium
 from bookbuild import HTML, ROOT, build_book, toc_files
-from needs import missing
 
 ARTIFACTS = ROOT / "_build" / "artifacts"
 PAGES = toc_files()
 
 
-def _find(*names):
-    for n in names:
-        p = shutil.which(n)
-        if p:
-            return p
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing("selenium is not installed (pip install -r requirements.txt)")
-    chrome = _find("chromium", "chromium-browser", "google-chrome")
-    driver_exe = _find("chromedriver")
-    if not chrome or not driver_exe:
-        missing(
-            "headless browser test needs Debian's chromium and chromium-driver "
-            "(apt-get install chromium chromium-driver; .ci/run does this)"
-        )
-
+    chromium.require()  # before the build: no browser, no build
     built = build_book()
     assert built.returncode == 0, "the book did not build; see test_book.py"
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(HTML)))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{srv.server_address[1]}"
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chrome
-    for a in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--window-size=1280,1600",
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-    ):
-        opts.add_argument(a)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(driver_exe), options=opts)
-    drv.set_page_load_timeout(60)
-    try:
+    with chromium.session(HTML, window=(1280, 1600), log_browser=True) as (drv, base):
         yield drv, base
-    finally:
-        drv.quit()
-        srv.shutdown()
 
 
 def _open(drv, base, page):

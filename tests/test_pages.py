@@ -15,22 +15,19 @@ The book is built once per session by tests/bookbuild.py (shared with test_book.
 test_book_html.py and test_browser.py: never a second build). To check an HTML tree built
 elsewhere, e.g. a small throwaway book, set GPULAB_BOOK_HTML to its `_build/html` folder: the
 pages it holds are checked and nothing is built. Skips when selenium, Chromium or chromedriver
-is missing (.ci/run installs them), like test_browser.py.
+is missing, and fails instead under CI=true (.ci/run installs them), like test_browser.py.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
-import shutil
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
+import chromium
 from bookbuild import HTML, build_book, toc_files
 
 WIDE, PHONE = 1280, 390
@@ -47,55 +44,14 @@ SITE = Path(OTHER_HTML) if OTHER_HTML else HTML
 PAGES = _pages_in(SITE) if OTHER_HTML else toc_files()
 
 
-def _find(*names):
-    for n in names:
-        p = shutil.which(n)
-        if p:
-            return p
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.skip("selenium is not installed (pip install -r requirements.txt)")
-    chrome = _find("chromium", "chromium-browser", "google-chrome")
-    driver_exe = _find("chromedriver")
-    if not chrome or not driver_exe:
-        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
+    chromium.require()  # before the build: no browser, no build
     if not OTHER_HTML:
         built = build_book()
         assert built.returncode == 0, "the book did not build; see test_book.py"
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(SITE)))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{srv.server_address[1]}"
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chrome
-    for a in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        f"--window-size={WIDE},1000",
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-    ):
-        opts.add_argument(a)
-    drv = webdriver.Chrome(service=Service(driver_exe), options=opts)
-    drv.set_page_load_timeout(60)
-    try:
+    with chromium.session(SITE, window=(WIDE, 1000), extra_args=("--hide-scrollbars",)) as (drv, base):
         yield drv, base
-    finally:
-        drv.quit()
-        srv.shutdown()
 
 
 def open_at(drv, base, page, width):
