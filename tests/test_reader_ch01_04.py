@@ -24,16 +24,6 @@ CHAPTERS = {
     for n in ("01_latency_throughput", "02_simt", "03_divergence", "04_occupancy")
 }
 
-# label -> regular expressions that must not appear in what the page shows above the exercise
-KEYS = {
-    "ex-ch01-warps": [r"warps_needed\(", r"math\.ceil\(per_sm", r"bandwidth \* latency / n_sm"],
-    "ex-ch02-shape": [r"\(8, 4\)", r"240 idle", r"b_x = 8"],
-    "ex-ch02-invert": [r"x >= img\.shape\[1\]", r"if x < img\.shape\[1\] and y < img\.shape\[0\]"],
-    "ex-ch03-split": [r"i < 64", r"warp < 2"],
-    "ex-ch03-uniform": [r"half = \(n \+ 1\) // 2", r"first half of the threads"],
-    "ex-ch04-budget": [r"\b40 registers\b", r"1,365", r"at most 40"],
-    "ex-ch04-registers": [r"16384 // per_warp", r"\(16,384 / 1,280\)"],
-}
 
 # exercises whose untouched starting state still prints a failure: their check (gpulab/checks,
 # not owned by the chapters) does not yet recognise the stub or the explorer's starting values
@@ -41,31 +31,6 @@ KEYS = {
 STARTS_AS_FAILURE: set[str] = set()
 
 ALL = [(name, ex.label) for name, p in CHAPTERS.items() for ex in eo.exercises(p)]
-
-
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_exercise_has_a_solution_and_keys(chapter):
-    path = CHAPTERS[chapter]
-    assert eo.without_solution(path) == []
-    missing = [ex.label for ex in eo.exercises(path) if ex.label not in KEYS]
-    assert missing == [], f"add the key values of {missing} to KEYS"
-
-
-@pytest.mark.parametrize("chapter,label", ALL)
-def test_exercise_asks_before_the_page_tells(chapter, label):
-    assert eo.leaks(CHAPTERS[chapter], label, KEYS[label]) == []
-
-
-def test_the_checker_finds_a_leak_in_these_chapters():
-    """Chapter 1's solution, moved above its exercise, is caught."""
-    nb = eo.load(CHAPTERS["01_latency_throughput"])
-    ex = {e.label: e for e in eo.exercises(nb)}["ex-ch01-warps"]
-    code = [nb["cells"][i] for i in ex.solution_cells if nb["cells"][i]["cell_type"] == "code"]
-    assert code, "the exercise's solution has a code cell"
-    nb["cells"].insert(
-        ex.cell, {"cell_type": "code", "metadata": {}, "source": code[0]["source"], "outputs": []}
-    )
-    assert eo.leaks(nb, "ex-ch01-warps", KEYS["ex-ch01-warps"])
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)

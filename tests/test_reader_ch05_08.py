@@ -25,26 +25,6 @@ CHAPTERS = {
     for n in ("05_memory", "06_shared_memory", "07_compute_patterns", "08_warp_primitives")
 }
 
-# label -> regular expressions that must not appear in what the page shows above the exercise
-KEYS = {
-    "ex-ch05-sector": [r"stride 8\b", r"stride ≥ 8", r"1/8 of", r"Past stride"],
-    "ex-ch05-scale": [r"c, r = cuda\.grid\(2\)"],
-    "ex-ch06-f64-padding": [r"\b33 elements", r"odd row width", r"66 words"],
-    "ex-ch06-rowsums": [r"PADDED = 33", r"TILE, PADDED\)", r"tile\[k, tx\]"],
-    "ex-ch06-coarse": [r"acc1 \+=", r"def matmul_coarse\(c, a, b\):(?s:.*)acc0"],
-    "ex-ch07-invert": [r"\+ 7\) ?//?", r"group - 1\) //", r"x >= img\.shape\[1\]"],
-    "ex-ch07-halo": [r"1\.56", r"T = 32\b"],
-    "ex-ch07-tree": [r"values\[i \+ GROUP\]", r"2 \* GROUP \* b"],
-    "ex-ch08-warp-reduce": [r"shfl_down_sync\(", r"warp_reduce_down\)"],
-    "ex-ch08-allreduce": [
-        r"butterfly",
-        r"warp_reduce_xor",
-        r"warp_allsum_xor",
-        r"xor[^\n]{0,80}every lane",
-        r"every lane[^\n]{0,80}xor",
-    ],
-    "ex-ch08-warp-scan": [r"laneid >= d", r"warp_scan_inclusive\)"],
-}
 
 # exercises whose untouched starting state still prints a failure: their check (gpulab/checks,
 # not owned by the chapters) does not yet recognise the stub or the explorer's starting values
@@ -52,30 +32,6 @@ KEYS = {
 STARTS_AS_FAILURE: set[str] = set()
 
 ALL = [(name, ex.label) for name, p in CHAPTERS.items() for ex in eo.exercises(p)]
-
-
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_exercise_has_a_solution_and_keys(chapter):
-    path = CHAPTERS[chapter]
-    assert eo.without_solution(path) == []
-    missing = [ex.label for ex in eo.exercises(path) if ex.label not in KEYS]
-    assert missing == [], f"add the key values of {missing} to KEYS"
-
-
-@pytest.mark.parametrize("chapter,label", ALL)
-def test_exercise_asks_before_the_page_tells(chapter, label):
-    assert eo.leaks(CHAPTERS[chapter], label, KEYS[label]) == []
-
-
-def test_the_checker_finds_a_leak():
-    """The leak finder is not vacuous: chapter 5's own solution text, moved above its exercise,
-    is caught."""
-    nb = eo.load(CHAPTERS["05_memory"])
-    ex = {e.label: e for e in eo.exercises(nb)}["ex-ch05-sector"]
-    nb["cells"].insert(
-        ex.cell, {"cell_type": "markdown", "metadata": {}, "source": eo.solution_text(nb, "ex-ch05-sector")}
-    )
-    assert eo.leaks(nb, "ex-ch05-sector", KEYS["ex-ch05-sector"])
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
