@@ -526,7 +526,7 @@ def _transpose(k):
 def _tree(k):
     from gpulab.checks import tree_reduction
 
-    return tree_reduction.check_tree_reduce(k, block=256)
+    return tree_reduction.check_tree_reduce(k, block=256, prescribed=True)  # as hw07 q5's hidden test
 
 
 def _frag(k):

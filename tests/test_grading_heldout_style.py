@@ -48,7 +48,7 @@ CHECKS = {  # the notebook's name -> the check its hidden test calls, with the t
     "block_sum": reduction.check_block_sum,
     "warp_reduce": warp.check_warp_reduce,
     "warp_scan": warp.check_warp_scan,
-    "tree_sum": lambda k, **kw: tree_reduction.check_tree_reduce(k, block=256, **kw),
+    "tree_sum": lambda k, **kw: tree_reduction.check_tree_reduce(k, block=256, prescribed=True, **kw),
     "load_a": lambda k, **kw: mma_fragments.check_fragment_load(k, "A", **kw),
     "sgemm_1d": sgemm.check_register_blocking,
 }
