@@ -198,6 +198,60 @@ def test_widgets_draw_and_answer_under_colabs_ipywidgets_7(colab_cpu):
     assert q.stdout.strip().splitlines()[-1].startswith("7.7.1 {'value': 7"), q.stdout
 
 
+_EXPORT = """
+import json, sys, nbformat, nbclient
+from nbconvert import HTMLExporter
+nb = nbformat.read(sys.argv[1], as_version=4)
+nbclient.NotebookClient(nb, timeout=900, kernel_name="python3", store_widget_state=True,
+                        resources={"metadata": {"path": sys.argv[3]}}).execute()
+html, _ = HTMLExporter().from_notebook_node(nb)
+open(sys.argv[2], "w").write(html)
+"""
+
+_WIDGETS_ON_PAGE = """
+const state = document.querySelector('script[type="application/vnd.jupyter.widget-state+json"]');
+const views = [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')];
+return [state ? state.textContent : null, views.map(v => JSON.parse(v.textContent).model_id)];
+"""
+
+
+def test_a_chapters_widgets_reach_the_browser_under_colabs_ipywidgets_7(colab_cpu, wheel, tmp_path):
+    """The browser half under ipywidgets 7.7.1 (test_browser.py does it for the book, built with 8):
+    chapter 01 run in Colab's runtime with its widget state stored, exported to HTML by Colab's own
+    nbconvert, opened in headless Chromium: every widget view on the page names a model whose state
+    is embedded, and that state is ipywidgets 7's (@jupyter-widgets/controls 1.5.0), so the page
+    draws it with 7's renderer. The renderer comes from a CDN, blocked here as in test_browser.py;
+    the drawing and answering themselves are the kernel-side test above."""
+    import chromium
+
+    chromium.require()
+    py = colab_cpu[0]
+    nb = ce.colab_notebook(CHAPTERS[0], wheel, tmp_path / CHAPTERS[0].name)
+    page = tmp_path / "site" / "chapter01.html"
+    page.parent.mkdir()
+    folder = ce.scratch("content-")
+    p = subprocess.run(
+        [py, "-c", _EXPORT, str(nb), str(page), str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=folder,
+    )
+    assert p.returncode == 0, p.stderr[-4000:]
+    with chromium.session(page.parent) as (drv, base):
+        drv.get(f"{base}/{page.name}")
+        state_text, views = drv.execute_script(_WIDGETS_ON_PAGE)
+    assert state_text, "no widget state embedded in the page"
+    state = json.loads(state_text)["state"]
+    assert views, "no widget view on the page"
+    missing = [v for v in views if v not in state]
+    assert not missing, f"{len(missing)} of {len(views)} widget views have no embedded state"
+    controls = {
+        m["model_module_version"] for m in state.values() if m["model_module"] == "@jupyter-widgets/controls"
+    }
+    assert controls == {"1.5.0"}, f"controls state versions {controls}: not ipywidgets 7's"
+
+
 # --- the GPU runtime, as far as a CPU can tell ----------------------------------------------------
 
 
