@@ -63,7 +63,7 @@ def _h_launch(r):
         small = min(ch, key=lambda x: x["n"])
         out.append(
             Headline(
-                "fused / unfused chain",
+                "unfused / fused chain time",
                 small["numba_unfused_s"] / small["numba_fused_s"],
                 f"End to end, a chain of {small['k']} element-wise steps on {small['n']:,} "
                 f"floats: {small['k']} launches {small['numba_unfused_s'] * 1e3:.2f} ms, one "
