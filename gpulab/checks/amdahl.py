@@ -161,7 +161,8 @@ def check_occupancy(answer) -> CheckResult:
         "Occupancy is a means of hiding latency, not a goal: once enough warps (or enough "
         "independent loads per warp, i.e. instruction-level parallelism) cover the latency, more "
         "warps add nothing, and forcing occupancy up by cutting registers can cause spills to "
-        "local memory (really DRAM) and make the kernel slower. Read occupancy as a symptom."
+        "local memory (per-thread space in device memory, cached in L1 and L2) and make the kernel "
+        "slower. Read occupancy as a symptom."
     )
     if val is None:
         return CheckResult(False, "answer True/False (or 'yes'/'no')")
