@@ -38,7 +38,9 @@ def test_the_cheapest_native_pair_within_budget_passes_and_others_fail():
 
 
 def test_bad_input_is_named():
-    assert "keys" in P.check_native_format_choice(None).message
+    none = P.check_native_format_choice(None)  # the stub's starting state: a neutral note, a fail
+    assert not none and "Not answered yet" in repr(none)
+    assert "keys" in P.check_native_format_choice({"x": "fp16"}).message
     assert "not one of" in P.check_native_format_choice({"x": "fp9", "w": "fp16"}).message
 
 
