@@ -490,7 +490,9 @@ def test_widget_cells_that_otter_skips_raise_no_flag(tmp_path):
     master = nbformat.read(
         os.path.join(_EX, "hw09_10_formats_amdahl", "hw09_10_formats_amdahl.ipynb"), as_version=4
     )
-    widget = next(c for c in master.cells if c.cell_type == "code" and "from gpulab.models import" in c.source)
+    widget = next(
+        c for c in master.cells if c.cell_type == "code" and "from gpulab.models import" in c.source
+    )
     assert "otter_ignore" in widget.metadata.get("tags", [])
     nb = nbformat.v4.new_notebook()
     nb.cells = [widget, nbformat.v4.new_code_cell("p_answer = 16")]
