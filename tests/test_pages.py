@@ -140,7 +140,7 @@ return Array.from(document.querySelectorAll('article img')).filter(i =>
   return {src: i.getAttribute('src'), url: i.src, shown: i.getBoundingClientRect().width,
           natural: i.naturalWidth, visible: visible(i),
           number: !!(cap && cap.querySelector('.caption-number')),
-          caption: cap && cap.querySelector('.caption-text') ? cap.querySelector('.caption-text').innerText.trim() : '',
+          caption: cap && cap.querySelector('.caption-text') ? cap.querySelector('.caption-text').textContent.trim() : '',
           link: i.closest('a') ? i.closest('a').href : null};
 });
 """
@@ -171,7 +171,7 @@ return Array.from(document.querySelectorAll('article table')).filter(t =>
   const c = cap || fcap;
   return {head: t.innerText.trim().slice(0, 60),
           number: !!(c && c.querySelector('.caption-number')),
-          caption: c && c.querySelector('.caption-text') ? c.querySelector('.caption-text').innerText.trim() : ''};
+          caption: c && c.querySelector('.caption-text') ? c.querySelector('.caption-text').textContent.trim() : ''};
 });
 """
 
