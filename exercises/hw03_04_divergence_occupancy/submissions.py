@@ -80,8 +80,9 @@ SUBMISSIONS.update(
     }
 )
 
-# an integer that claims to equal everything: the public test (== 8) is fooled, the hidden checks
-# compare the plain int it holds; the budget answer holds 99 registers behind the same trick
+# an integer that claims to equal everything: the public test and the hidden checks both compare
+# the plain int it holds (gpulab.checks.answers, issue 26 point 5), so it earns nothing; the budget
+# answer holds 99 registers behind the same trick
 ALWAYS_EQUAL = """
 class Blocks(int):
     def __eq__(self, other):
@@ -101,7 +102,7 @@ SUBMISSIONS.update(
         "always_equal": {
             "group": "hostile",
             "replace": {"def register_blocks": ALWAYS_EQUAL},
-            "scores": {"q2": 1},
+            "scores": {"q2": 0},
         },
         "always_equal_budget": {
             "group": "hostile",
