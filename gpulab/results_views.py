@@ -361,6 +361,18 @@ def cycles(ns: float, res: dict | None) -> float | None:
     return ns * clk["GHz"] if clk else None
 
 
+def clock_text(res: dict | None) -> str:
+    """The SM clock ``res`` recorded, as a "measured on" line says it ("SM clock 1980 MHz, 10
+    samples during the timed runs"; a range when it moved), or "SM clock: not recorded" for a
+    result without a clock record (:func:`measured_clock`): never a guessed or maximum clock."""
+    clk = measured_clock(res)
+    if clk is None:
+        return "SM clock: not recorded"
+    lo, mid, hi = (round(1e3 * clk[k]) for k in ("min_GHz", "GHz", "max_GHz"))
+    spread = "" if lo == hi else f" (min {lo}, max {hi})"
+    return f"SM clock {mid} MHz{spread}, median of {clk['samples']} samples during the timed runs"
+
+
 # SASS opcodes by the unit that executes them on compute capability 9.0 (CUDA C++ Programming
 # Guide, arithmetic instruction throughput: 128 FP32 multiply-adds, 64 32-bit integer
 # add/compare/logic results per cycle per SM, i.e. 1 and 1/2 warp instruction per scheduler)

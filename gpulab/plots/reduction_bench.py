@@ -4,6 +4,7 @@ benchmarks/reduction.py on a GPU): a summary that says where and when, and a fig
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 
@@ -30,12 +31,20 @@ def summary(res: dict | None) -> str:
             "No GPU measurements in this copy: run `python benchmarks/reduction.py` on a "
             "machine with an NVIDIA GPU; it writes gpulab/data/results/reduction.json."
         )
+    from gpulab.results_views import clock_text
+
     env = res.get("environment", {})  # benchenv's keys, or those of files written before it
+    driver = (
+        f"driver {env['driver']}" if env.get("driver") else f"CUDA driver API {env.get('cuda_driver_api')}"
+    )
     lines = [
         f"measured on {env.get('gpu')}, {env.get('date_utc') or env.get('when_utc')}",
-        f"  driver {env.get('driver') or env.get('nvidia_smi') or env.get('cuda_driver_api')}; "
-        f"numba-cuda {env.get('numba_cuda') or env.get('numba-cuda')}",
+        f"  {driver}; numba-cuda {env.get('numba_cuda') or env.get('numba-cuda')}",
+        f"  {clock_text(res)}",
     ]
+    if env.get("nvidia_smi"):  # one query before the run: the clocks at that moment, not a record
+        lines.append("  nvidia-smi before the run (not a clock record):")
+        lines += textwrap.wrap(env["nvidia_smi"], 72, initial_indent="    ", subsequent_indent="    ")
     lines.append("per-block sums, 256 threads per block:")
     lines.append(f"  {'elements':>11}  {'tree GB/s':>9}  {'shfl GB/s':>9}  {'shfl/tree':>9}")
     for r in res.get("block_sums", []):
