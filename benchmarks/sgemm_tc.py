@@ -1,0 +1,317 @@
+"""Chapter 11's tensor-core GEMM (gpulab.kernels.gemm_tc) against torch fp16 (cuBLAS), in one process.
+
+For each size, one set of fp16 inputs: torch.matmul in fp16 is timed, then every variant of the
+numba + CUDA C++ kernel (C in fp32) is compiled, run once and checked against a float64 product of
+the same inputs on the GPU (every entry of C), and timed with CUDA events after a warm-up (batches of
+back-to-back launches, median). A small size runs first so a wrong kernel shows up before the big
+ones; a wrong variant is recorded with its error pattern and not timed.
+
+    python benchmarks/sgemm_tc.py --out gpulab/data/results            # writes sgemm_tc.json
+    python benchmarks/sgemm_tc.py --profile 128x128x32_w64x32_u64 --sizes 4096   # one launch, for ncu
+
+benchmarks/sgemm.py calls :func:`measure` and records the result under ``tensor_core``.
+Without a GPU it says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+SASS_OPS = ("HMMA", "LDSM", "LDG", "STS", "LDS", "BAR", "LDL", "STL", "STG")
+CHECK = (256, 256, 512)  # M, N, K of the first correctness check
+
+
+def timed(fn, target_ms=60.0, repeats=5):
+    """Median ms per call: warm-up, then ``repeats`` event-timed batches of back-to-back calls."""
+    import statistics
+
+    import torch
+
+    fn()
+    fn()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    fn()
+    e.record()
+    e.synchronize()
+    n = max(1, min(200, int(target_ms / max(s.elapsed_time(e), 1e-3))))
+    per = []
+    for _ in range(repeats):
+        s.record()
+        for _ in range(n):
+            fn()
+        e.record()
+        e.synchronize()
+        per.append(s.elapsed_time(e) / n)
+    return statistics.median(per), per, n
+
+
+def compiled_info(kernel) -> dict:
+    """Registers, local memory and SASS opcode counts of the linked kernel (after LTO)."""
+    rec = {}
+    for key, call in (
+        ("registers", "get_regs_per_thread"),
+        ("local_bytes", "get_local_mem_per_thread"),
+        ("shared_bytes", "get_shared_mem_per_block"),
+    ):
+        try:
+            v = getattr(kernel, call)()
+            rec[key] = int(next(iter(v.values()))) if isinstance(v, dict) else int(v)
+        except Exception as ex:  # noqa: BLE001
+            rec[key] = None
+            rec[key + "_error"] = repr(ex)[:200]
+    try:
+        sass = kernel.inspect_sass()
+        sass = next(iter(sass.values())) if isinstance(sass, dict) else sass
+        rec["sass"] = {op: len(re.findall(rf"\b{op}(\.\w+)*\b", sass)) for op in SASS_OPS}
+        rec["sass"]["CALL"] = len(re.findall(r"\bCALL\b", sass))
+    except Exception as ex:  # noqa: BLE001
+        rec["sass_error"] = repr(ex)[:200]
+    return rec
+
+
+class Problem:
+    """fp16 inputs on the GPU, their float64 product and sum of |products| (the error scale)."""
+
+    def __init__(self, m, n, k, seed=7):
+        import torch
+
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        self.m, self.n, self.k = m, n, k
+        self.a = torch.randn((m, k), device="cuda", generator=g).half()
+        self.b = torch.randn((k, n), device="cuda", generator=g).half()
+        self.ref = self.a.double() @ self.b.double()
+        self.scale = self.a.double().abs() @ self.b.double().abs()
+        self.flop = 2.0 * m * n * k
+
+    def check(self, c) -> dict:
+        """|C - C64| against the fp32-accumulation bound K * eps32 * (|A||B|) entry by entry."""
+        import numpy as np
+        import torch
+
+        eps = float(np.finfo(np.float32).eps)
+        err = (c.double() - self.ref).abs()
+        rel = err / self.scale.clamp_min(1e-300)
+        worst = float(rel.max())
+        bound = self.k * eps
+        rec = {
+            "entries_checked": int(c.numel()),
+            "max_abs_err": float(err.max()),
+            "max_abs_ref": float(self.ref.abs().max()),
+            "max_err_over_sum_abs": worst,
+            "bound_k_eps32": bound,
+            "nan": bool(torch.isnan(c).any()),
+            "ok": bool(worst <= bound and not torch.isnan(c).any()),
+        }
+        if not rec["ok"]:  # where it goes wrong: worst error by (row % 16, column % 8), by block
+            e = rel.nan_to_num(1e30).float()
+            rec["err_by_row16_col8"] = [[float(e[i::16, j::8].max()) for j in range(8)] for i in range(16)]
+            rec["bad_fraction"] = float((e > bound).float().mean())
+        return rec
+
+
+def measure(sizes=(4096, 8192), variants=None, check=CHECK, log=print, partial=None) -> dict:
+    """Check every variant at ``check`` (M, N, K), then time torch fp16 and every correct variant
+    at each size; returns the record benchmarks/sgemm.py stores under ``tensor_core``.
+    ``partial(doc)`` is called after each step (to write what is there so far)."""
+    import numpy as np
+    import torch
+    from numba import cuda
+
+    from gpulab.kernels import gemm_tc as G
+
+    names = list(variants or G.VARIANTS)
+    doc = {
+        "what": "C (fp32) = A B, A and B fp16 row-major (M x K, K x N), M = N = K = size; the numba "
+        "kernel gpulab.kernels.gemm_tc (tiles staged in shared memory by numba, ldmatrix + "
+        "mma.sync.m16n8k16 in a CUDA C++ device function linked with LTO) and torch.matmul in fp16 "
+        "(cuBLAS, fp16 out) timed in one process with CUDA events after warm-up; every entry of "
+        "each C checked against a float64 product of the same inputs on the GPU",
+        "timing": "median over batches of back-to-back launches; ms per launch",
+        "check_rule": "max |C - C64| / (|A||B|) <= K * eps32, entry by entry",
+        "variants": {},
+        "sizes": {},
+    }
+    sm = torch.cuda.get_device_capability()
+    doc["device"] = torch.cuda.get_device_name()
+    doc["compute_capability"] = list(sm)
+    p = Problem(*check)
+    for name in names:
+        v = G.VARIANTS[name]
+        rec = {
+            "tile": [v.bm, v.bn, v.bk],
+            "warp_tile": [v.wm, v.wn],
+            "word_bits": v.word,
+            "threads": v.threads,
+            "device_function": v.device_function,
+        }
+        try:
+            t0 = time.time()
+            kern = G.make_gemm_tc(v)
+            c = torch.full((p.m, p.n), float("nan"), device="cuda", dtype=torch.float32)
+            word = np.uint32 if v.word == 32 else np.uint64
+            ka = cuda.as_cuda_array(p.a).view(word)
+            kb = cuda.as_cuda_array(p.b).view(word)
+            grid, block = G.launch_config(v, p.m, p.n)
+            kern[grid, block](cuda.as_cuda_array(c), ka, kb)
+            cuda.synchronize()
+            rec["compile_and_first_s"] = time.time() - t0
+            rec["check"] = p.check(c)
+            rec.update(compiled_info(kern))
+        except Exception as ex:  # noqa: BLE001 - recorded, the other variants still run
+            rec["error"] = f"{type(ex).__name__}: {str(ex)[:1500]}"
+        doc["variants"][name] = rec
+        log(
+            f"{name}: {rec.get('check', rec.get('error'))} regs {rec.get('registers')} "
+            f"local {rec.get('local_bytes')} sass {rec.get('sass')}"
+        )
+        if partial:
+            partial(doc)
+    p = None
+    good = [n for n in names if doc["variants"][n].get("check", {}).get("ok")]
+    for size in sizes:
+        p = Problem(size, size, size)
+        srec = {"flop": p.flop, "torch_fp16": {}, "variants": {}}
+        c16 = p.a @ p.b
+        ms, per, reps = timed(lambda: torch.matmul(p.a, p.b, out=c16))
+        srec["torch_fp16"] = {
+            "ms": ms,
+            "per_batch_ms": per,
+            "launches_per_batch": reps,
+            "tflops": p.flop / ms / 1e9,
+            "check_fp16_out": p.check(c16),
+        }
+        log(f"size {size}: torch fp16 {ms:.3f} ms {p.flop / ms / 1e9:.1f} TFLOP/s")
+        c = torch.empty((size, size), device="cuda", dtype=torch.float32)
+        cc = cuda.as_cuda_array(c)
+        for name in good:
+            v = G.VARIANTS[name]
+            kern = G.make_gemm_tc(v)
+            word = np.uint32 if v.word == 32 else np.uint64
+            ka, kb = cuda.as_cuda_array(p.a).view(word), cuda.as_cuda_array(p.b).view(word)
+            grid, block = G.launch_config(v, size, size)
+            try:
+                c.fill_(float("nan"))
+                kern[grid, block](cc, ka, kb)
+                cuda.synchronize()
+                chk = p.check(c)
+                ms, per, reps = timed(lambda: kern[grid, block](cc, ka, kb))
+                vr = {
+                    "ms": ms,
+                    "per_batch_ms": per,
+                    "launches_per_batch": reps,
+                    "tflops": p.flop / ms / 1e9,
+                    "fraction_of_torch_fp16": srec["torch_fp16"]["ms"] / ms,
+                    "check": chk,
+                }
+            except Exception as ex:  # noqa: BLE001
+                vr = {"error": f"{type(ex).__name__}: {str(ex)[:800]}"}
+            srec["variants"][name] = vr
+            log(
+                f"size {size}: {name} {vr.get('ms', 0):.3f} ms {vr.get('tflops', 0):.1f} TFLOP/s "
+                f"{100 * vr.get('fraction_of_torch_fp16', 0):.1f}% of torch fp16, ok={vr.get('check', {}).get('ok')}"
+            )
+        ms, per, reps = timed(lambda: torch.matmul(p.a, p.b, out=c16))
+        srec["torch_fp16_after"] = {"ms": ms, "tflops": p.flop / ms / 1e9}
+        timed_ok = {n: r for n, r in srec["variants"].items() if r.get("check", {}).get("ok")}
+        if timed_ok:
+            best = max(timed_ok, key=lambda n: timed_ok[n]["tflops"])
+            srec["best"] = {
+                "variant": best,
+                "tflops": timed_ok[best]["tflops"],
+                "fraction_of_torch_fp16": timed_ok[best]["fraction_of_torch_fp16"],
+            }
+        doc["sizes"][str(size)] = srec
+        p = c = c16 = None  # free the GPU memory before the next size
+        torch.cuda.empty_cache()
+        if partial:
+            partial(doc)
+    return doc
+
+
+def profile(name, size):
+    """One launch of variant ``name`` at size^3 after one warm-up launch (a target for ncu -c 1
+    with --launch-skip 1: the compile-time first launch is not the one profiled)."""
+    import numpy as np
+    import torch
+    from numba import cuda
+
+    from gpulab.kernels import gemm_tc as G
+
+    v = G.VARIANTS[name]
+    a = torch.randn((size, size), device="cuda").half()
+    b = torch.randn((size, size), device="cuda").half()
+    c = torch.empty((size, size), device="cuda", dtype=torch.float32)
+    word = np.uint32 if v.word == 32 else np.uint64
+    grid, block = G.launch_config(v, size, size)
+    kern = G.make_gemm_tc(v)
+    for _ in range(2):
+        kern[grid, block](
+            cuda.as_cuda_array(c), cuda.as_cuda_array(a).view(word), cuda.as_cuda_array(b).view(word)
+        )
+    cuda.synchronize()
+    print("launched", name, "twice at", size)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="*", default=[4096, 8192])
+    ap.add_argument("--variants", nargs="*", default=None)
+    ap.add_argument("--out", default="gpulab/data/results")
+    ap.add_argument(
+        "--profile", metavar="VARIANT", help="launch VARIANT (twice) at --sizes[0], untimed; for ncu"
+    )
+    ap.add_argument(
+        "--merge-into",
+        metavar="JSON",
+        help="store the record under 'tensor_core' in this JSON (sgemm.json), keeping the rest",
+    )
+    args = ap.parse_args(argv)
+    try:
+        from numba import cuda
+
+        have = cuda.is_available()
+    except Exception:  # noqa: BLE001
+        have = False
+    if not have:
+        print("no CUDA GPU here: the tensor-core GEMM runs on a GPU only; nothing measured")
+        return 0
+    if args.profile:
+        profile(args.profile, args.sizes[0])
+        return 0
+    import benchenv
+
+    env = benchenv.environment()
+    command = "python benchmarks/sgemm_tc.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.merge_into:
+        path = Path(args.merge_into)
+        command = "python benchmarks/sgemm.py --tensor-core " + " ".join(map(str, args.sizes))
+    else:
+        path = Path(args.out) / "sgemm_tc.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(doc):
+        rec = {**doc, "environment": env, "command": command}
+        if args.merge_into:
+            whole = json.loads(path.read_text()) if path.exists() else {}
+            whole["tensor_core"] = rec
+            rec = whole
+        path.write_text(json.dumps(rec, indent=1))
+
+    doc = measure(tuple(args.sizes), args.variants, partial=write)
+    write(doc)
+    print("wrote", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
