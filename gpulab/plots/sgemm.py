@@ -1,0 +1,197 @@
+"""Chapter 11's ladder in one figure (issue 27): every GEMM step as a share of its library's rate
+on the same GPU in the same run, from the recorded results (``sgemm.json``), with TFLOP/s written
+on each bar. The fp32 (SIMT) steps are measured against torch's fp32 matmul (TF32 off); the
+tensor-core kernel, when a run recorded it, against torch's fp16 matmul: each step against the
+library doing the same arithmetic. A kernel the run did not record is shown as not measured.
+
+    from gpulab.plots import sgemm as ladder
+    rows = ladder.ladder_rows(results.load("sgemm"))
+    fig = ladder.ladder_figure(results.load("sgemm"))
+"""
+
+from __future__ import annotations
+
+from . import palette
+
+# (result key, label): chapter 11's steps, then the generated ones (benchmarks/sgemm.py's names)
+CHAPTER_STEPS = (
+    ("naive", "1 naive"),
+    ("shared", "2 shared tiles"),
+    ("reg1d", "3 1-D register blocking"),
+    ("reg2d", "4 2-D register blocking"),
+    ("vec", "5 16-byte shared loads"),
+    ("prefetch", "6 register prefetch"),
+)
+GENERATED_STEPS = (
+    ("unroll", "7 K step written out"),
+    ("unroll_u32", "8 + uint32 indices"),
+    ("warptile", "9 + 4 x 8 warp tile"),
+)
+TC_LABEL = "10 tensor cores (fp16 in)"
+NOT_MEASURED = "not measured yet (GPU only; it would be % of torch fp16)"
+
+
+def _best_tc(rec: dict) -> dict | None:
+    """The fastest correct tensor-core result in ``rec``: the record itself when it holds a
+    rate, else the best of its variants (a dict of records under "variants" or "kernels")."""
+    if not isinstance(rec, dict):
+        return None
+    subs = rec.get("variants") or rec.get("kernels")
+    if isinstance(subs, dict) and subs:
+        ok = [
+            dict(v, name=k)
+            for k, v in subs.items()
+            if isinstance(v, dict) and _gflops(v) and v.get("ok", True)
+        ]
+        if ok:
+            best = max(ok, key=_gflops)
+            for key in ("torch_fp16", "torch_float16", "library"):  # the run's library figure
+                if key in rec and key not in best:
+                    best[key] = rec[key]
+            return best
+    return rec if _gflops(rec) else None
+
+
+def _gflops(rec: dict) -> float | None:
+    if rec.get("gflops"):
+        return float(rec["gflops"])
+    if rec.get("tflops"):
+        return 1e3 * float(rec["tflops"])
+    return None
+
+
+def _library_gflops(rec: dict) -> float | None:
+    for key in ("torch_fp16", "torch_float16", "library"):
+        v = rec.get(key)
+        if isinstance(v, dict) and _gflops(v):
+            return _gflops(v)
+    f = rec.get("fraction_of_torch_fp16") or rec.get("fraction_of_library")
+    g = _gflops(rec)
+    return g / f if f and g else None
+
+
+def tensor_core_point(res: dict | None, tc_res: dict | None = None) -> dict | None:
+    """The tensor-core kernel's bar: {"label", "tflops", "pct", "library", "size", "ok"} from
+    ``res["tensor_core"]`` (benchmarks/sgemm.py) or ``tc_res`` (sgemm_tc.json); None when no run
+    recorded one (or it recorded no rate against torch fp16)."""
+    for rec in ((res or {}).get("tensor_core"), tc_res):
+        best = _best_tc(rec) if rec else None
+        if best is None:
+            continue
+        g, lib = _gflops(best), _library_gflops(best)
+        if not g or not lib:
+            continue
+        return {
+            "key": best.get("name", "tensor_core"),
+            "label": TC_LABEL,
+            "tflops": g / 1e3,
+            "pct": 100 * g / lib,
+            "library": "torch fp16",
+            "library_tflops": lib / 1e3,
+            "size": best.get("size") or (rec or {}).get("size"),
+            "ok": best.get("ok"),
+        }
+    return None
+
+
+def ladder_rows(res: dict, tc_res: dict | None = None) -> list[dict]:
+    """One row per step in ladder order: key, label, TFLOP/s, % of its library, the library, and
+    whether it was measured (a step missing from the run is listed, unmeasured)."""
+    if not res or "steps" not in res:
+        raise ValueError("ladder_rows needs sgemm.json's contents (benchmarks/sgemm.py), with 'steps'")
+    every = {**res.get("steps", {}), **res.get("steps_unrolled", {})}
+    rows = []
+    for group, steps in (("fp32, chapter", CHAPTER_STEPS), ("fp32, generated", GENERATED_STEPS)):
+        for key, label in steps:
+            r = every.get(key)
+            ok = bool(r and r.get("gflops") and r.get("fraction_of_torch"))
+            rows.append(
+                {
+                    "key": key,
+                    "label": label,
+                    "group": group,
+                    "tflops": r["gflops"] / 1e3 if ok else None,
+                    "pct": 100 * r["fraction_of_torch"] if ok else None,
+                    "library": "torch fp32 (TF32 off)",
+                    "measured": ok,
+                    "correct": r.get("ok") if r else None,
+                }
+            )
+    tc = tensor_core_point(res, tc_res)
+    rows.append(
+        {
+            "key": tc["key"] if tc else "tensor_core",
+            "label": TC_LABEL,
+            "group": "tensor cores",
+            "tflops": tc["tflops"] if tc else None,
+            "pct": tc["pct"] if tc else None,
+            "library": "torch fp16",
+            "measured": tc is not None,
+            "correct": tc.get("ok") if tc else None,
+            "size": tc.get("size") if tc else None,
+        }
+    )
+    return rows
+
+
+def ladder_figure(res: dict, tc_res: dict | None = None, ax=None, width: float = 6.6):
+    """Horizontal bars: each step's % of its library, TFLOP/s written at the bar's end. Returns
+    the figure. ``width`` in inches (the book's column is 6.6)."""
+    import matplotlib.pyplot as plt
+
+    from . import style
+
+    style.apply()
+    rows = ladder_rows(res, tc_res)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(width, 0.34 * len(rows) + 1.9))
+    else:
+        fig = ax.figure
+    looks = {
+        "fp32, chapter": {"color": palette.BLUE, "hatch": None},
+        "fp32, generated": {"color": palette.SKY_BLUE, "hatch": None},
+        "tensor cores": {"color": palette.VERMILLION, "hatch": "///"},
+    }
+    names = {
+        "fp32, chapter": "fp32, chapter 11's steps: % of torch fp32",
+        "fp32, generated": "fp32, generated by a kernel factory: % of torch fp32",
+        "tensor cores": "fp16 x fp16 -> fp32 on tensor cores: % of torch fp16",
+    }
+    y = list(range(len(rows)))
+    seen = set()
+    top = max([r["pct"] for r in rows if r["measured"]] + [100.0])
+    for yi, r in zip(y, rows):
+        look = looks[r["group"]]
+        if r["measured"]:
+            ax.barh(
+                yi,
+                r["pct"],
+                color=look["color"],
+                hatch=look["hatch"],
+                edgecolor=palette.BLACK if look["hatch"] else look["color"],
+                linewidth=0.6,
+                label=names[r["group"]] if r["group"] not in seen else None,
+            )
+            seen.add(r["group"])
+            ax.text(
+                r["pct"] + 0.01 * top,
+                yi,
+                f"{r['pct']:.0f}%  {r['tflops']:.1f} TFLOP/s"
+                + (f" (n = {r['size']})" if r.get("size") else ""),
+                va="center",
+                fontsize=9,
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
+                zorder=3,
+            )
+        else:
+            ax.text(1.0, yi, NOT_MEASURED, va="center", fontsize=9, style="italic")
+    ax.axvline(100, color=palette.BLACK, ls="--", lw=1, zorder=1)
+    ax.text(101, -0.9, "library = 100%", ha="left", va="center", fontsize=9)
+    ax.set_yticks(y, [r["label"] for r in rows], fontsize=9)
+    ax.invert_yaxis()
+    ax.set_ylim(len(rows) - 0.5, -1.2)
+    ax.set_xlim(0, 1.45 * top)
+    ax.set_xlabel("% of the library's rate on the same GPU, same run")
+    ax.legend(loc="lower left", bbox_to_anchor=(-0.02, 1.0), fontsize=9, frameon=False)
+    fig.tight_layout()
+    return fig
