@@ -1,4 +1,5 @@
-"""gpulab.plots.measured and the appendix book/measured_h200.ipynb, against the committed results."""
+"""gpulab.plots.measured and the appendix (book/measured_h200 and its pages, tests/appendix_pages.py),
+against the committed results."""
 
 from __future__ import annotations
 
@@ -14,13 +15,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
+import appendix_pages  # noqa: E402
+
 from gpulab.models import mma  # noqa: E402
 from gpulab.plots import measured  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "gpulab" / "data" / "results"
 COMMITTED = sorted(p.stem for p in RESULTS.glob("*.json"))
-NOTEBOOK = ROOT / "book" / "measured_h200.ipynb"
 
 
 def raw(name):
@@ -56,8 +58,7 @@ def test_every_committed_json_has_a_section():
 
 
 def test_every_committed_json_is_shown_by_the_notebook():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    src = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    src = appendix_pages.all_code()
     explicit = set(re.findall(r'measured\.show\(\s*"(\w+)"', src))
     missing = [n for n in COMMITTED if n not in explicit]
     # the rest are shown by the "other results" loop, which shows everything not listed as shown
@@ -416,21 +417,24 @@ if "google.colab" in sys.modules:
     %pip install -q "gpulab[colab] @ git+https://github.com/gpulab/gpulab"'''
 
 
-def test_notebook_follows_the_house_conventions():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+@pytest.mark.parametrize("notebook", appendix_pages.notebooks(), ids=lambda p: p.stem)
+def test_notebook_follows_the_house_conventions(notebook):
+    nb = nbformat.read(notebook, as_version=4)
     nbformat.validate(nb)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].source.strip() == COLAB_CELL
     assert code[1].source.strip() == "import gpulab"
     assert not [c for c in code if c.outputs or c.execution_count is not None]
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_appendix_says_how_to_rerun_on_your_own_gpu():
+    text = appendix_pages.all_markdown()
     assert "Run it on your own GPU" in text and "T4" in text and "ncu" in text
 
 
 def test_notebook_text_does_not_type_in_the_measured_numbers():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    text = appendix_pages.all_markdown()
     d = raw("reduction")["device_sum"]
     typed = [
         f"{d['best']['GBps']:.0f}",
@@ -611,6 +615,22 @@ def test_show_prints_within_the_column_without_machine_paths(name, capsys):
     assert not wide, wide
     assert not MACHINE.search(out), MACHINE.search(out).group(0)
     assert not DEV.search(out), DEV.search(out).group(0)
+    assert "date not recorded" not in out  # a file's own note, said in a reader's words
+
+
+def test_a_files_notes_on_itself_read_as_facts_not_notes_to_the_authors():
+    """tensor_cores_throughput_issue7.json says "before 2026-11-29 (date not recorded)": the page
+    says "undated (before 2026-11-29)", in the label, the provenance table and the run summary."""
+    from gpulab.plots.measured.core import reader_note
+
+    assert reader_note("before 2026-11-29 (date not recorded)") == "undated (before 2026-11-29)"
+    assert reader_note("2026-11-29T12:09:20Z") == "2026-11-29T12:09:20Z"
+    issue7 = raw("tensor_cores_throughput_issue7")
+    assert "date not recorded" in json.dumps(issue7)  # the file itself is left as recorded
+    shown = [measured.label("tensor_cores_throughput_issue7", issue7), measured.provenance().to_string()]
+    shown += measured.run_info()["date"]
+    assert not [x for x in shown if "not recorded" in x], shown
+    assert any("undated (before 2026-11-29)" in x for x in shown)
 
 
 @pytest.mark.parametrize("name", COMMITTED)
@@ -651,10 +671,11 @@ def test_figures_are_legible_and_fit_the_column(name):
         assert not small, (name, small)
 
 
-def test_every_glued_figure_has_a_numbered_captioned_block():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+@pytest.mark.parametrize("page", appendix_pages.pages())
+def test_every_glued_figure_has_a_numbered_captioned_block(page):
+    """On the page that glues it: a figure glued on one page cannot be shown on another."""
+    code = appendix_pages.code(page)
+    text = appendix_pages.markdown(page)
     for name, fig in re.findall(r'measured\.show\("(\w+)", fig="([\w-]+)"\)', code):
         n = len(measured.figures(name, raw(name))) if name in COMMITTED else 1
         assert n >= 1, name
@@ -672,12 +693,13 @@ def test_every_glued_figure_has_a_numbered_captioned_block():
 
 
 def test_appendix_is_labelled_titled_and_reader_facing():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb = nbformat.read(appendix_pages.source(appendix_pages.FIRST), as_version=4)
     first = nb.cells[0].source.splitlines()
     assert first[0] == "(appendix-measured)=" and first[1] == "# Measured on an H200"
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all("hide-input" in c.metadata.get("tags", []) for c in code[:3])
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for path in appendix_pages.notebooks():
+        code = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        assert all("hide-input" in c.metadata.get("tags", []) for c in code[:3]), path.name
+    text = appendix_pages.all_markdown()
     assert not DEV.search(text.replace("tensor_cores_throughput_issue7", "")), DEV.search(text)
     assert not MACHINE.search(text)
     for n in range(1, 12):

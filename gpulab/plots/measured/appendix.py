@@ -4,7 +4,18 @@ order of the scorecard), and the calls the notebook makes: show, scorecard, prov
 from __future__ import annotations
 
 from . import divergence, memory, model, occupancy, reduction, runs, serial, tensor_cores
-from .core import Headline, _df, _legible, _wrap, available, display_table, glue_table, label, load
+from .core import (
+    Headline,
+    _df,
+    _legible,
+    _wrap,
+    available,
+    display_table,
+    glue_table,
+    label,
+    load,
+    reader_note,
+)
 
 
 ORDER = (
@@ -181,7 +192,7 @@ def show(name: str, root=None, fig: str | None = None, tab: str | None = None, w
     else:
         print(_wrap(f"rerun: {s.run} (needs {s.needs})", rest="  "))
     if isinstance(res.get("method"), str):
-        print(_wrap("method: " + res["method"], rest="  "))
+        print(_wrap("method: " + reader_note(res["method"]), rest="  "))
     hs = headlines(name, res, root)
     for h in hs:
         print(_wrap(str(h), first="- ", rest="  "))

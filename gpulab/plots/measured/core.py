@@ -111,7 +111,7 @@ def environment(res: dict, name: str | None = None) -> dict:
         env["cuda_driver_api"] = ".".join(map(str, api)) if isinstance(api, list) else str(api)
     date = _first(res, "when_utc", "date_utc", "measured_at", "date")
     if date:
-        env["date"] = str(date)
+        env["date"] = reader_note(str(date))
     for label_, keys in _VERSION_KEYS:
         v = _first(res, *keys)
         if v:
@@ -140,6 +140,21 @@ def environment(res: dict, name: str | None = None) -> dict:
     if name == "perf_sass_check" and "gpu" not in env:
         env["cpu"] = "ptxas for sm_90 on a CPU machine, against recorded NVIDIA H200 counters"
     return env
+
+
+# What a results file says about itself in a note, in a reader's words (issue 25: "date not
+# recorded" reads as a note to the authors): tensor_cores_throughput_issue7.json's date and method.
+_READER_NOTES = (
+    (re.compile(r"before (\S+) \(date not recorded\)"), r"undated (before \1)"),
+    (re.compile(r"sizes and timing method not recorded"), "matrix sizes and timing method unknown"),
+)
+
+
+def reader_note(text: str) -> str:
+    """A file's own note on its date or method, phrased for the page (see _READER_NOTES)."""
+    for rx, repl in _READER_NOTES:
+        text = rx.sub(repl, text)
+    return text
 
 
 def _fidelity_readme() -> dict:
