@@ -43,6 +43,9 @@ TEST_MARKERS = {
     "test_coalescing_explorer_writes_answer_and_check": ("slow",),
     "test_bank_explorer_and_check": ("slow",),
     "test_every_glued_figure_has_a_numbered_captioned_block": ("slow",),
+    # tests/test_start_page.py: the built site (its archive writer's own tests are fast)
+    "test_start_page_links_the_archive_of_every_notebook": ("slow", "book"),
+    "test_start_page_chapter_table_gives_each_chapter_its_number": ("slow", "book"),
 }
 
 
