@@ -252,7 +252,28 @@ def main(argv=None):
     )
     ap.add_argument("--ncu-metrics", action="store_true", help="print the metrics to give ncu, and exit")
     ap.add_argument("--merge-ncu", metavar="CSV", help="merge ncu's CSV into --out/sgemm.json, and exit")
+    ap.add_argument(
+        "--tensor-core",
+        type=int,
+        nargs="*",
+        metavar="SIZE",
+        help="only the fp16 tensor-core GEMM (benchmarks/sgemm_tc.py) and torch fp16 at these sizes "
+        "(default 4096 8192), merged into --out/sgemm.json under 'tensor_core'; the fp32 steps are kept",
+    )
     args = ap.parse_args(argv)
+    if args.tensor_core is not None:
+        import sgemm_tc
+
+        if sgemm_tc.main(
+            [
+                "--merge-into",
+                str(Path(args.out) / "sgemm.json"),
+                "--sizes",
+                *map(str, args.tensor_core or [4096, 8192]),
+            ]
+        ):
+            raise SystemExit(1)
+        return
     if args.merge_ncu:
         merge_ncu(args.merge_ncu, str(Path(args.out) / "sgemm.json"))
         return

@@ -102,7 +102,6 @@ def run_emulated(v, a16, b16):
                     syncthreads=None,
                 )
                 scope = {
-                    "gpu_only": lambda: None,
                     "cuda": fake,
                     "float32": np.float32,
                     "U": np.uint32,

@@ -151,7 +151,6 @@ def gemm_tc_source(v: Variant) -> str:
     st = v.stages
     w(f"    sa = cuda.shared.array({st * sa_stage}, WORD, alignment=16)  # {st} x [{v.bm}][{v.lda}] halves")
     w(f"    sb = cuda.shared.array({st * sb_stage}, WORD, alignment=16)  # {st} x [{v.bk}][{v.ldb}] halves")
-    w("    gpu_only()  # a simulator stops here: the MMA below is CUDA C++")
     w(f"    acc = cuda.local.array({mt * nt * 4}, float32)  # the warp tile's C fragments: registers")
     w("    t = U(cuda.threadIdx.x)")
     w(f"    lane = t % {k(32)}")
@@ -207,29 +206,11 @@ def gemm_tc_source(v: Variant) -> str:
     return "\n".join(L) + "\n"
 
 
-def gpu_only():
-    """The kernel's first statement. On a GPU numba compiles it to nothing (an overload, below); a
-    simulator runs the Python body, which stops the launch with a message saying why."""
-    raise BackendUnavailable(
-        "the tensor-core GEMM (gpulab.kernels.gemm_tc) runs on a GPU only: its MMA is CUDA C++ "
-        "(ldmatrix + mma.sync) that the simulators cannot run; on the CPU use gpulab.models.mma's "
-        "fragment emulation (chapter 09)"
-    )
-
-
-_GPU_ONLY_REGISTERED = []
-
-
-def _register_gpu_only():
-    if _GPU_ONLY_REGISTERED:
-        return
-    from numba.cuda.extending import overload
-
-    @overload(gpu_only, target="cuda")
-    def _gpu_only_cuda():
-        return lambda: None
-
-    _GPU_ONLY_REGISTERED.append(True)
+GPU_ONLY = (
+    "the tensor-core GEMM (gpulab.kernels.gemm_tc) runs on a GPU only: its MMA is CUDA C++ "
+    "(ldmatrix + mma.sync) that the simulators cannot run; on the CPU use gpulab.models.mma's "
+    "fragment emulation (chapter 09)"
+)
 
 
 def _addr_intrinsic():
@@ -253,6 +234,13 @@ def _addr_intrinsic():
 
         return sig, codegen
 
+    class GpuOnly(type(addr)):
+        """Called as plain Python (a simulator running the kernel): say why that cannot work."""
+
+        def __call__(self, *args, **kwargs):
+            raise BackendUnavailable(GPU_ONLY)
+
+    addr.__class__ = GpuOnly
     return addr
 
 
@@ -277,9 +265,7 @@ def make_gemm_tc(v: Variant | str = DEFAULT, jit: bool = True, lineinfo: bool = 
     fname = f"<gpulab.kernels.gemm_tc:{name}>"
     linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
     scope = {"cuda": cuda, "float32": float32, "U": uint32, "WORD": uint32 if v.word == 32 else uint64}
-    scope["gpu_only"] = gpu_only
     if jit:
-        _register_gpu_only()
         scope["addr"] = _addr_intrinsic()
         scope["tc_ktile"] = cuda.declare_device(
             v.device_function,
