@@ -103,6 +103,7 @@ def main(argv=None):
             "runs past the simulator's step budget.",
             "shape": {"M": args.mn, "N": args.mn, "K": args.k},
             "command": "python benchmarks/sgemm_predict.py --out gpulab/data/results",
+            "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
             "environment": {
                 "host": platform.node(),
                 "cpus": os.cpu_count(),

@@ -195,3 +195,106 @@ def ladder_figure(res: dict, tc_res: dict | None = None, ax=None, width: float =
     ax.legend(loc="lower left", bbox_to_anchor=(-0.02, 1.0), fontsize=9, frameon=False)
     fig.tight_layout()
     return fig
+
+
+# --------------------------------------------------------------------- the ladder as tables
+FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
+# when a counter names the limiter (the rule, in the order it is applied): one 256-thread block
+# per SM (8 of 64 warps: 12.5% active) is too few warps; shared-memory wavefronts at half an FFMA
+# or more keep the shared pipe as busy as the FMA pipe could be; issue slots busy 70% or more
+# make instruction issue the bound (FFMA share below 70%: most of it overhead); else the top stall
+FEW_WARPS_PCT = 15.0
+SHARED_WF_PER_FFMA = 0.5
+ISSUE_BUSY_PCT = 70.0
+OVERHEAD_FFMA_SHARE = 0.70
+
+
+def ncu_reading(p: dict) -> dict:
+    """The figures one step's Nsight Compute counters give (``sgemm.json["ncu"]["kernels"][k]``):
+    issue slots busy %, FFMA share of warp instructions, warps active %, FMA pipe busy %,
+    shared wavefronts per FFMA warp instruction, bank conflicts per wavefront, the top stall."""
+    ffma = p[FFMA] / 32
+    wf = sum(p.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{x}.sum", 0) for x in ("ld", "st"))
+    cf = sum(p.get(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{x}.sum", 0) for x in ("ld", "st"))
+    stalls = {
+        k.split("stalled_")[1].split("_per_issue")[0]: v
+        for k, v in p.items()
+        if "issue_stalled_" in k and not k.endswith("stalled_selected_per_issue_active.ratio")
+    }
+    top = max(stalls, key=stalls.get) if stalls else None
+    return {
+        "issue_pct": p["smsp__issue_active.avg.pct_of_peak_sustained_active"],
+        "ffma_share": ffma / p["smsp__inst_executed.sum"],
+        "warps_pct": p["sm__warps_active.avg.pct_of_peak_sustained_active"],
+        "fma_pipe_pct": p.get("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
+        "shared_wf_per_ffma": wf / ffma if ffma else float("nan"),
+        "conflicts_per_wf": cf / wf if wf else 0.0,
+        "top_stall": top,
+        "top_stall_ratio": stalls.get(top) if top else None,
+    }
+
+
+def limiter(p: dict) -> str:
+    """What limits a step, named from its counters by the rule above, with the figure that says so."""
+    x = ncu_reading(p)
+    if x["warps_pct"] < FEW_WARPS_PCT:
+        return f"occupancy: {x['warps_pct']:.1f}% of warps active (one block per SM)"
+    if x["shared_wf_per_ffma"] >= SHARED_WF_PER_FFMA:
+        return f"shared loads: {x['shared_wf_per_ffma']:.2f} wavefronts per FFMA"
+    if x["issue_pct"] >= ISSUE_BUSY_PCT:
+        if x["ffma_share"] < OVERHEAD_FFMA_SHARE:
+            return f"issue: {x['issue_pct']:.0f}% of slots busy, only {100 * x['ffma_share']:.0f}% FFMA"
+        return f"issue and FMA pipe: {x['issue_pct']:.0f}% of slots busy, {100 * x['ffma_share']:.0f}% FFMA"
+    return f"stalls: {x['top_stall']} ({x['top_stall_ratio']:.2f} warps per issue)"
+
+
+def ladder_table(res: dict, tc_res: dict | None = None):
+    """One row per step: TFLOP/s, % of its library, issue busy %, FFMA %, warps active % and the
+    limiter from Nsight Compute (``"no profile recorded"`` where the run has none)."""
+    import pandas as pd
+
+    nc = (res.get("ncu") or {}).get("kernels", {})
+    out = []
+    for r in ladder_rows(res, tc_res):
+        p = nc.get(r["key"])
+        x = ncu_reading(p) if p else None
+        out.append(
+            {
+                "step": r["label"],
+                "TFLOP/s": r["tflops"],
+                "% of library": r["pct"],
+                "issue busy %": x["issue_pct"] if x else None,
+                "FFMA %": 100 * x["ffma_share"] if x else None,
+                "warps active %": x["warps_pct"] if x else None,
+                "limiter (Nsight Compute)": limiter(p)
+                if p
+                else ("not measured" if not r["measured"] else "no profile recorded"),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def predicted_table(res: dict, pred: dict | None):
+    """Measured TFLOP/s beside gpulab.predict's (``sgemm_predicted.json``: a model run on a CPU
+    at its own shape, which the column header states) and the model's limiter, per fp32 step."""
+    import pandas as pd
+
+    if not pred:
+        return None
+    s = pred["shape"]
+    col = f"predicted TFLOP/s (K = {s['K']})"
+    out = []
+    for r in ladder_rows(res):
+        k = pred["kernels"].get(r["key"])
+        if r["group"] == "tensor cores" or k is None:
+            continue
+        out.append(
+            {
+                "step": r["label"],
+                f"measured TFLOP/s (n = {res.get('size')})": r["tflops"],
+                col: k["tflops"],
+                "measured / predicted": r["tflops"] / k["tflops"] if r["tflops"] else None,
+                "model's limiter": k["limiter_key"],
+            }
+        )
+    return pd.DataFrame(out)

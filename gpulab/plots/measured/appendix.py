@@ -3,7 +3,7 @@ order of the scorecard), and the calls the notebook makes: show, scorecard, prov
 
 from __future__ import annotations
 
-from . import divergence, memory, model, occupancy, reduction, runs, serial, tensor_cores
+from . import divergence, memory, model, occupancy, reduction, runs, serial, sgemm_ladder, tensor_cores
 from .core import (
     Headline,
     _df,
@@ -42,6 +42,8 @@ ORDER = (
     "occupancy_vs_cuda_occupancy_h",
     "int4_mma_ptx",
     "sgemm",
+    "sgemm_predicted",
+    "sgemm_attribution",
     "perf_model",
     "perf_blind",
     "instruction_costs",
@@ -51,7 +53,7 @@ ORDER = (
 )
 _ALL = {
     s.name: s
-    for m in (divergence, memory, model, occupancy, reduction, runs, serial, tensor_cores)
+    for m in (divergence, memory, model, occupancy, reduction, runs, serial, sgemm_ladder, tensor_cores)
     for s in m.SECTIONS
 }
 if set(ORDER) != set(_ALL):
