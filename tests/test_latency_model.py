@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from gpulab import results, results_views as rv
 from gpulab.checks import latency as ch01
 from gpulab.models import latency as lat
 
@@ -179,13 +180,23 @@ def test_ladder_levels_picks_rows_inside_each_level():
     )
     lv = lat.ladder_levels(chase)
     assert lv["L1"]["ns"] == 32 and lv["L1"]["working_sets"] == [16 << 10, 64 << 10]
-    assert lv["L2"]["ns"] == 155 and lv["L2"]["cycles"] == 310  # 512 KiB and 64 MiB straddle levels
+    assert lv["L2"]["ns"] == 150 and lv["L2"]["cycles"] == 300  # 64 MiB straddles L2 and DRAM
+    assert lv["L2"]["working_sets"] == [512 << 10, 8 * MiB, 16 * MiB]
     assert lv["DRAM"]["ns"] == 350 and lv["DRAM"]["working_sets"] == [GiB, 2 * GiB, 4 * GiB]
+
+
+def test_ladder_levels_and_the_recorded_views_share_one_rule():
+    """Chapter 1 (lat.ladder_levels) and chapter 5 (rv.latency_levels) read the same rungs."""
+    chase = results.load("latency")
+    if chase is None:
+        pytest.skip("no recorded latency.json")
+    lv, views = lat.ladder_levels(chase), rv.latency_levels(chase)
+    for level in ("L1", "L2", "DRAM"):
+        assert lv[level]["ns"] == pytest.approx(views[level])
+        assert lv[level]["working_sets"] == views[f"sizes_{level}"]
 
 
 def test_ladder_levels_refuses_files_it_cannot_read():
     with pytest.raises(ValueError, match="global"):
         lat.ladder_levels({"shared": {}})
-    with pytest.raises(ValueError, match="l2_bytes"):
-        lat.ladder_levels({"global": [{"working_set_bytes": 1, "ns": 1}]})
     assert "DRAM" not in lat.ladder_levels(_chase([(8 << 10, 30)]))

@@ -169,40 +169,29 @@ def max_latency_covered(warps_per_sm: float, bytes_per_warp: float, n_sm: int, b
     return warps_per_sm * bytes_per_warp * n_sm / bandwidth
 
 
-def ladder_levels(
-    chase: dict, l1_max_bytes: int = 64 * 1024, l2_fraction: float = 0.5, dram_factor: int = 16
-) -> dict:
-    """The L1, L2 and DRAM rungs of a pointer-chase ladder (gpulab/data/results/latency.json).
+def ladder_levels(chase: dict) -> dict:
+    """The L1, L2 and DRAM rungs of a pointer-chase ladder (gpulab/data/results/latency.json),
+    with cycles at the SM clock recorded during the chases.
 
-    A rung is the median ns over the working sets that lie clearly inside that level: at most
-    `l1_max_bytes` for L1; from 2 MiB to `l2_fraction` of the recorded L2 size for L2; at least
-    `dram_factor` times the L2 size for DRAM. Sizes near a capacity are left out because there
-    the chase mixes two levels. Cycles convert at the SM clock recorded during the chases
-    (``sm_clock``, benchmarks/benchenv.py), or at the maximum clock for an older file that
-    recorded none ("clock_measured" says which). Returns {level: {"ns", "cycles", "clock_GHz",
-    "clock_measured", "working_sets"}} for the levels the file has rows for."""
+    A rung is the median ns over the working sets of that level's range,
+    ``gpulab.results_views.LATENCY_LEVELS`` (the one place that says which working sets make a
+    rung, so chapters 1 and 5 read the same ladder). Cycles convert at the SM clock recorded
+    during the chases (``sm_clock``, benchmarks/benchenv.py), or at the maximum clock for an older
+    file that recorded none ("clock_measured" says which). Returns {level: {"ns", "cycles",
+    "clock_GHz", "clock_measured", "working_sets"}} for the levels the file has rows for."""
+    from gpulab.results_views import LATENCY_LEVELS  # lazy: the rule lives with the recorded views
+
     rows = chase.get("global") if isinstance(chase, dict) else None
     if not rows:
         raise ValueError(
             "not a pointer-chase result: no 'global' rows (expected the JSON "
             "written by benchmarks/latency.py)"
         )
-    env = chase.get("environment", {})
-    l2 = env.get("l2_bytes")
-    if not l2:
-        raise ValueError(
-            "the latency result records no L2 size (environment.l2_bytes); re-run benchmarks/latency.py"
-        )
     clock = chase.get("sm_clock") or {}
     measured = "median_MHz" in clock
     ghz = clock["median_MHz"] / 1e3 if measured else chase.get("max_sm_clock_GHz")
-    bands = {
-        "L1": (0, l1_max_bytes),
-        "L2": (2 << 20, l2 * l2_fraction),
-        "DRAM": (dram_factor * l2, float("inf")),
-    }
     out = {}
-    for level, (lo, hi) in bands.items():
+    for level, (lo, hi) in LATENCY_LEVELS.items():
         sel = [r for r in rows if lo <= r["working_set_bytes"] <= hi]
         if not sel:
             continue

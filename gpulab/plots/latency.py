@@ -81,8 +81,9 @@ def bandwidth_vs_warps(
 ):
     """Little's law read backwards (a model): DRAM bandwidth reachable with W warps per SM, one
     `requests_per_warp` loads of 32 lanes × `sizes` bytes each, capped at the datasheet peak.
-    ``measured`` ({bytes per element: bytes/s}) overlays measured copies as horizontal lines in
-    the matching series' colour, for comparison with what the model says is reachable."""
+    ``measured`` ({bytes per element: bytes *loaded* per second}) overlays measured copies as
+    horizontal lines in the matching series' colour. The model counts loads only, so pass a
+    copy's loads (half its read + write rate), never its whole rate."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4))
     w = np.arange(1, spec.max_warps_per_sm + 1)
@@ -98,7 +99,11 @@ def bandwidth_vs_warps(
     for s, bps in (measured or {}).items():
         i = list(sizes).index(s) if s in sizes else len(sizes)
         ax.axhline(
-            bps / 1e12, color=series(i)["color"], lw=3, alpha=0.45, label=f"measured copy, {s}-byte elements"
+            bps / 1e12,
+            color=series(i)["color"],
+            lw=3,
+            alpha=0.45,
+            label=f"measured {s}-byte copy, loads only",
         )
     ax.set_xlabel("resident warps per SM (one load in flight each)")
     ax.set_ylabel("bandwidth (TB/s)")
