@@ -14,8 +14,11 @@ Fits T(n) = a + b n on the large sizes (bandwidth) and reads a from the small on
 converts with the ring model T = 2(p-1) alpha + 2 (p-1)/p n / B into alpha and B, the numbers
 gpulab.models.comms takes. Also reports nccl-tests' bus bandwidth, and a peer-to-peer copy
 (torch copy_ cuda:0 -> cuda:1 and back, events). NVLink multicast (NVLS) is left off
-(NCCL_NVLS_ENABLE=0). Writes gpulab/data/results/allreduce_alpha_beta.json; prints SKIP and exits
-0 without torch or with fewer than two GPUs.
+(NCCL_NVLS_ENABLE=0). Each rank samples its GPU's SM clock during its timed calls
+(benchenv.ClockSampler on NVML index = rank, which assumes CUDA_VISIBLE_DEVICES is unset): per
+row "sm_clock" is rank 0's, and the whole run's per rank is "sm_clock_per_rank". Writes
+gpulab/data/results/allreduce_alpha_beta.json; prints SKIP and exits 0 without torch or with
+fewer than two GPUs.
 
 Run from the repository root on a machine with 2+ GPUs:  python benchmarks/allreduce_alpha_beta.py
 """
@@ -44,6 +47,10 @@ def _worker(rank, world, port, rows_path):
     os.environ["MASTER_PORT"] = str(port)
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", rank=rank, world_size=world)
+    sys.path.insert(0, HERE)
+    from benchenv import ClockSampler
+
+    clk = ClockSampler(device_index=rank).__enter__()
     rows = []
     for nbytes in SIZES:
         x = torch.ones(max(nbytes // 4, 1), dtype=torch.float32, device="cuda")
@@ -54,10 +61,11 @@ def _worker(rank, world, port, rows_path):
         for _ in range(REPEATS if nbytes < (1 << 28) else 5):
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             dist.barrier()
-            s.record()
-            dist.all_reduce(x)
-            e.record()
-            e.synchronize()
+            with clk.timed():
+                s.record()
+                dist.all_reduce(x)
+                e.record()
+                e.synchronize()
             ts.append(s.elapsed_time(e) / 1e3)
         k = max(5, min(BACK_TO_BACK, (1 << 30) // max(nbytes, 1)))
         b2b, host = [], []
@@ -65,13 +73,14 @@ def _worker(rank, world, port, rows_path):
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             dist.barrier()
             torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            s.record()
-            for _ in range(k):
-                dist.all_reduce(x)
-            e.record()
-            t1 = time.perf_counter()
-            e.synchronize()
+            with clk.timed():
+                t0 = time.perf_counter()
+                s.record()
+                for _ in range(k):
+                    dist.all_reduce(x)
+                e.record()
+                t1 = time.perf_counter()
+                e.synchronize()
             b2b.append(s.elapsed_time(e) / 1e3 / k)
             host.append((t1 - t0) / k)
         t = torch.tensor([float(np.median(ts)), float(np.median(b2b))], device="cuda")
@@ -83,6 +92,7 @@ def _worker(rank, world, port, rows_path):
                 "back_to_back_s": float(t[1].item()),
                 "back_to_back_k": k,
                 "host_enqueue_s": float(np.median(host)),
+                "sm_clock": clk.take(),
             }
         )
         del x
@@ -102,6 +112,9 @@ def _worker(rank, world, port, rows_path):
         t = torch.tensor([g], device="cuda")
         dist.all_reduce(t, op=dist.ReduceOp.MAX)
         row["graph_s"] = float(t[0].item())
+    clk.__exit__(None, None, None)
+    with open(f"{rows_path}.clock{rank}", "w") as fh:
+        json.dump(clk.whole_run(), fh)
     if rank == 0:
         with open(rows_path, "w") as fh:
             json.dump(rows, fh)
@@ -256,6 +269,11 @@ def main() -> int:
             break
     with open(rows_path) as fh:
         rows = json.load(fh)
+    clocks = {}
+    for rank in range(world):
+        if os.path.exists(f"{rows_path}.clock{rank}"):
+            with open(f"{rows_path}.clock{rank}") as fh:
+                clocks[f"rank{rank}"] = json.load(fh)
     sys.path.insert(0, HERE)
     from benchenv import environment
 
@@ -269,6 +287,8 @@ def main() -> int:
         },
         "what": __doc__.strip().splitlines()[0],
         "rows": rows,
+        "sm_clock_per_rank": clocks,
+        "sm_clock": clocks.get("rank0"),
         "fit": fit(rows, world),
         "p2p_copy": p2p,
         "topology": topology(),

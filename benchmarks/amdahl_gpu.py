@@ -6,7 +6,9 @@ spreads a fixed amount of arithmetic over ``p`` blocks of 256 threads, then a sy
 use"; beyond it, extra blocks share SMs (more warps per SM hide more latency, up to the
 occupancy limit). For each p: median wall time of a step (perf_counter), of the host part, and
 of the kernel (CUDA events). The chapter fits T(p) = serial + parallel/p on two p's and checks
-the fit on the others. Without a GPU it prints SKIP and exits 0 without touching the results.
+the fit on the others. The SM clock is sampled while each kernel runs (benchenv.ClockSampler):
+"sm_clock" per row and for the whole sweep. Without a GPU it prints SKIP and exits 0 without
+touching the results.
 
 Run from the repository root:  python benchmarks/amdahl_gpu.py     (well under a minute)
 """
@@ -25,7 +27,7 @@ from numba import cuda
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from benchenv import environment, gpu_present  # noqa: E402
+from benchenv import ClockSampler, environment, gpu_present, out_path  # noqa: E402
 
 OUT = os.path.join(RESULTS_DIR, "amdahl_gpu.json")
 
@@ -64,6 +66,7 @@ def main() -> int:
         return np.sort(host_data).sum()
 
     rows = []
+    clk = ClockSampler().__enter__()  # samples only inside clk.timed(): the kernel, not the host part
     for p in ps:
         steps, hosts, kernels = [], [], []
         for _ in range(REPEATS):
@@ -72,10 +75,11 @@ def main() -> int:
             t0 = time.perf_counter()
             host_part()
             t1 = time.perf_counter()
-            s.record()
-            work[p, BLOCK](y, ITERS)
-            e.record()
-            e.synchronize()
+            with clk.timed():
+                s.record()
+                work[p, BLOCK](y, ITERS)
+                e.record()
+                e.synchronize()
             t2 = time.perf_counter()
             steps.append(t2 - t0)
             hosts.append(t1 - t0)
@@ -85,20 +89,24 @@ def main() -> int:
             "step_s": float(np.median(steps)),
             "host_s": float(np.median(hosts)),
             "kernel_s": float(np.median(kernels)),
+            "sm_clock": clk.take(),
         }
         rows.append(row)
         print(row)
+    clk.__exit__(None, None, None)
     # n_sm: the SM count the sweep of p was built from (read by gpulab.plots.measured)
     res = {
         "env": {**environment(), "n_sm": n_sm},
         "config": {"N": N, "ITERS": ITERS, "BLOCK": BLOCK, "HOST_N": HOST_N, "REPEATS": REPEATS},
         "what": __doc__.strip().splitlines()[0],
         "rows": rows,
+        "sm_clock": clk.whole_run(),
     }
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as fh:
+    path = out_path(OUT)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
         json.dump(res, fh, indent=1)
-    print("wrote", OUT)
+    print("wrote", path)
     return 0
 
 

@@ -247,6 +247,31 @@ class ClockSampler:
             self._samples, self._reasons = [], {}
         return clock_summary(xs, self.source, reasons) if xs else None
 
+    def whole_run(self) -> dict | None:
+        """:func:`clock_summary` of every sample since the start (every timed region of the run),
+        the record a result carries at its top level; None if no region was sampled."""
+        with self._lock:
+            xs = list(self.all_samples)
+        return clock_summary(xs, self.source) if xs else None
+
+
+def timed(clock: ClockSampler | None):
+    """``clock.timed()``, or a no-op region without a sampler (the CPU path of a script)."""
+    import contextlib
+
+    return clock.timed() if clock is not None else contextlib.nullcontext()
+
+
+def take(clock: ClockSampler | None) -> dict | None:
+    """``clock.take()``, or None without a sampler."""
+    return clock.take() if clock is not None else None
+
+
+def out_path(default: str) -> str:
+    """Where a script writes its result: $GPULAB_BENCH_OUT when set (a device run that sends its
+    files back from elsewhere), else ``default`` (gpulab/data/results/<name>.json)."""
+    return os.environ.get("GPULAB_BENCH_OUT") or default
+
 
 def ncu_clock(per_second_values, metric: str = "sm__cycles_elapsed.avg.per_second") -> dict:
     """The clock record from Nsight Compute's `metric` (cycles per second, one value per launch)."""

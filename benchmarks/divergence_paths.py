@@ -8,8 +8,9 @@ the paths are different code the compiler cannot merge). "divergent": lane l of 
 path ``l % P``, so each warp executes P paths one after another; "uniform": whole warps take path
 ``warp % P``, the same work per thread with no divergence inside a warp. The model
 T_warp = sum of T_p predicts time ~ P for "divergent" (all T_p equal) and flat for "uniform".
-CUDA events, after a warm-up, median of repeats. Writes ``gpulab/data/results/divergence_paths.json``;
-skips without a GPU.
+CUDA events, after a warm-up, median of repeats; the SM clock is sampled during the timed
+launches (benchenv.ClockSampler): "sm_clock" per row and for the whole run. Writes
+``gpulab/data/results/divergence_paths.json``; skips without a GPU.
 
 ``python benchmarks/divergence_paths.py sass`` prints the kernel's SASS instruction counts (needs
 nvdisasm); ``python benchmarks/divergence_paths.py ncu`` launches the divergent kernel once per P
@@ -141,7 +142,7 @@ def main() -> int:
         return 0
     from numba import cuda
     import numpy as np
-    from benchenv import environment
+    from benchenv import ClockSampler, environment, out_path
 
     kern = build()
     rng = np.random.default_rng(0)
@@ -170,6 +171,7 @@ def main() -> int:
         print(counts)
         return 0
     rows = []
+    clk = ClockSampler().__enter__()
     for iters in ITERS:
         for mode in ("divergent", "uniform"):
             for P in PATHS:
@@ -179,10 +181,11 @@ def main() -> int:
                 times = []
                 for _ in range(REPEATS):
                     e0, e1 = cuda.event(), cuda.event()
-                    e0.record()
-                    kern[grid, BLOCK](out, x, sel, iters)
-                    e1.record()
-                    e1.synchronize()
+                    with clk.timed():
+                        e0.record()
+                        kern[grid, BLOCK](out, x, sel, iters)
+                        e1.record()
+                        e1.synchronize()
                     times.append(e0.elapsed_time(e1))
                 rows.append(
                     {
@@ -193,6 +196,7 @@ def main() -> int:
                         "ms_min": float(np.min(times)),
                         "repeats": REPEATS,
                         "sum_Tp_prediction": P if mode == "divergent" else 1,
+                        "sm_clock": clk.take(),
                     }
                 )
     for r in rows:
@@ -200,6 +204,7 @@ def main() -> int:
             b for b in rows if b["iters"] == r["iters"] and b["mode"] == r["mode"] and b["paths"] == 1
         )
         r["ratio_to_1_path"] = r["ms_median"] / base["ms_median"]
+    clk.__exit__(None, None, None)
     env = environment()
     result = {
         "script": "benchmarks/divergence_paths.py",
@@ -221,8 +226,9 @@ def main() -> int:
         "max_rel_err_vs_numpy": rel_err,
         "sass": counts,
         "rows": rows,
+        "sm_clock": clk.whole_run(),
     }
-    path = os.environ.get("GPULAB_BENCH_OUT") or OUT
+    path = out_path(OUT)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         json.dump(result, f, indent=1)

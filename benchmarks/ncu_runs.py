@@ -41,6 +41,7 @@ DIVERGENCE = [
     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
     "smsp__sass_inst_executed_op_branch.sum",
     "gpu__time_duration.sum",
+    "sm__cycles_elapsed.avg.per_second",
 ]
 STRIDED = [
     "dram__bytes_read.sum",
@@ -51,6 +52,7 @@ STRIDED = [
     "lts__t_sectors_srcunit_tex_op_read.sum",
     "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum",
     "gpu__time_duration.sum",
+    "sm__cycles_elapsed.avg.per_second",
 ]
 LAUNCH = ["gpu__time_duration.sum", "sm__cycles_elapsed.max"]
 STALL_PREFIX = "smsp__average_warps_issue_stalled_"
@@ -151,6 +153,19 @@ def _update(name, fn):
     print("updated", path)
 
 
+def _clock(rows):
+    """The SM clock record of the profiled launches (benchenv.ncu_clock), when ncu measured it;
+    each row gets its own launch's record ("sm_clock") too."""
+    from benchenv import ncu_clock
+
+    key = "sm__cycles_elapsed.avg.per_second"
+    for r in rows:
+        if isinstance(r.get(key), float):
+            r["sm_clock"] = ncu_clock([r[key]])
+    xs = [r[key] for r in rows if isinstance(r.get(key), float)]
+    return ncu_clock(xs) if xs else None
+
+
 def _ncu_version():
     try:
         return (
@@ -176,7 +191,14 @@ def divergence(known):
     _update(
         "divergence_paths",
         lambda res: res.__setitem__(
-            "ncu", {"command": cmd, "ncu": _ncu_version(), "metrics_unavailable": bad, "rows": rows}
+            "ncu",
+            {
+                "command": cmd,
+                "ncu": _ncu_version(),
+                "metrics_unavailable": bad,
+                "rows": rows,
+                "sm_clock": _clock(rows),
+            },
         ),
     )
 
@@ -207,6 +229,7 @@ def strided(known):
                 "metrics_unavailable": bad,
                 "n_loads": N_LOADS,
                 "rows": rows,
+                "sm_clock": _clock(rows),
             },
         ),
     )

@@ -39,6 +39,7 @@ NCU_METRICS = [
     "lts__t_sectors_srcunit_tex.sum",
     "launch__registers_per_thread",
     "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__cycles_elapsed.avg.per_second",  # the SM clock of each launch (benchenv.ncu_clock)
 ]
 NCU_COMMAND = (
     "ncu --clock-control none --print-units base --csv --log-file ncu_perf.csv "
@@ -555,8 +556,10 @@ def gpu_main(cases_out):
 
 def merge(csv_path, cases_path):
     """Attach ncu's counters of each case's second launch to perf_model.json["measured"]."""
+    from benchenv import ncu_clock
     from ncu_runs import parse
 
+    CLOCK_METRIC = "sm__cycles_elapsed.avg.per_second"
     launches = parse(csv_path)
     record = json.load(open(cases_path))
     done = record["cases"]
@@ -573,6 +576,9 @@ def merge(csv_path, cases_path):
             **vals,
             "gpu__time_duration.sum_first_launch": first.get("gpu__time_duration.sum"),
         }
+        if CLOCK_METRIC in vals:
+            measured[d["name"]]["sm_clock"] = ncu_clock([vals[CLOCK_METRIC]])
+    clocks = [m[CLOCK_METRIC] for m in measured.values() if CLOCK_METRIC in m]
     res = json.load(open(OUT)) if os.path.exists(OUT) else {}
     res["measured"] = {
         "command": NCU_COMMAND,
@@ -581,6 +587,8 @@ def merge(csv_path, cases_path):
         "failed": [d for d in done if not d["ok"]],
         "cases": measured,
     }
+    if clocks:  # the clock over every case's measured (second) launch
+        res["measured"]["sm_clock"] = ncu_clock(clocks)
     with open(OUT, "w") as f:
         json.dump(res, f, indent=1)
     print("merged", len(measured), "cases into", OUT)

@@ -8,7 +8,9 @@ Measured in one run, on float32, with GPU events around 20 back-to-back calls af
     one atomic per block; 4- and 8-byte loads; a sweep of grid sizes) against cupy.sum and
     torch.sum of the same device buffer (zero-copy), as effective bandwidth = bytes read / time.
     The goal set in the chapter: at least 90% of the library's bandwidth.
-Every result is checked against a float64 sum on the host before it is reported.
+Every result is checked against a float64 sum on the host before it is reported. The SM clock
+is sampled during every timed loop (benchenv.ClockSampler): "sm_clock" beside every timing and
+for the whole run.
 Without a GPU it prints SKIP and exits 0 without touching the results file.
 
 Run:  python benchmarks/reduction.py            (about a minute on an H200)
@@ -31,30 +33,37 @@ sys.path.insert(0, HERE)
 
 from numba import cuda  # noqa: E402
 
+import benchenv  # noqa: E402
 from benchenv import environment, gpu_present  # noqa: E402
 
 OUT = os.path.join(RESULTS_DIR, "reduction.json")
+CLOCK = None  # a benchenv.ClockSampler, set by main(): samples the SM clock inside timed loops
 
 
 def time_launches(fn, record, elapsed, sync, reps=7, inner=20, warmup=3):
     """Per-launch milliseconds: median over ``reps`` of ``inner`` back-to-back calls of fn()
     between two GPU events, so the host's launch overhead overlaps the GPU's work. Also returns
     the host's microseconds per call: when the GPU time is not clearly above it, the figure
-    measures launch overhead, not the kernel (flagged as launch_bound)."""
+    measures launch overhead, not the kernel (flagged as launch_bound). With a CLOCK, the SM
+    clock sampled during these repetitions ("sm_clock")."""
     for _ in range(warmup):
         fn()
     sync()
     gpu, host = [], []
-    for _ in range(reps):
-        start, stop = record(), None
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        host.append((time.perf_counter() - t0) / inner * 1e6)
-        stop = record()
-        gpu.append(elapsed(start, stop) / inner)
+    with benchenv.timed(CLOCK):
+        for _ in range(reps):
+            start, stop = record(), None
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            host.append((time.perf_counter() - t0) / inner * 1e6)
+            stop = record()
+            gpu.append(elapsed(start, stop) / inner)
     ms, host_us = float(np.median(gpu)), float(np.median(host))
-    return ms, {"host_us_per_call": host_us, "launch_bound": ms * 1e3 < 1.5 * host_us}
+    info = {"host_us_per_call": host_us, "launch_bound": ms * 1e3 < 1.5 * host_us}
+    if CLOCK is not None:
+        info["sm_clock"] = CLOCK.take()
+    return ms, info
 
 
 def _numba_event():
@@ -232,11 +241,13 @@ def bench_device_sum(res, n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
-    ap.add_argument("--out", default=OUT)
+    ap.add_argument("--out", default=benchenv.out_path(OUT))
     args = ap.parse_args()
     if not gpu_present():
         print("SKIP: no CUDA GPU visible to numba; results file left untouched")
         return 0
+    global CLOCK
+    CLOCK = benchenv.ClockSampler().__enter__()
     top = 24 if args.quick else 28
     res = {
         "script": "benchmarks/reduction.py",
@@ -252,6 +263,8 @@ def main():
     bench_block_sums(res, [2**k for k in range(16, top + 1, 2)])
     print(f"full-device sum of 2^{top} float32:")
     bench_device_sum(res, 2**top)
+    CLOCK.__exit__(None, None, None)
+    res["sm_clock"] = CLOCK.whole_run()
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(res, f, indent=1)

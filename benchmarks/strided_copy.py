@@ -6,7 +6,8 @@ strides 1..64: time (CUDA events, median) and GB/s of USEFUL bytes (4 B read + 4
 element). ``python benchmarks/strided_copy.py ncu`` launches each stride once for Nsight Compute;
 ``benchmarks/ncu_runs.py strided`` records, per stride, dram__bytes_read.sum per load (what HBM
 delivers per useful 4 B) and l1tex sectors per request (what the SM asks L1 for per warp load).
-Skips without a GPU.
+The SM clock is sampled during the timed launches (benchenv.ClockSampler): "sm_clock" per stride
+and for the whole run. Skips without a GPU.
 
 Run: ``python benchmarks/strided_copy.py``
 """
@@ -38,7 +39,7 @@ def main() -> int:
         return 0
     from numba import cuda
     from gpulab.kernels.memory import copy_strided
-    from benchenv import environment
+    from benchenv import ClockSampler, environment, out_path
 
     a = cuda.to_device(np.arange(N_LOADS * max(STRIDES), dtype=np.float32))
     out = cuda.device_array(N_LOADS, np.float32)
@@ -49,6 +50,7 @@ def main() -> int:
         cuda.synchronize()
         return 0
     rows = []
+    clk = ClockSampler().__enter__()
     for s in STRIDES:
         copy_strided[grid, BLOCK](out, a, s)
         cuda.synchronize()
@@ -57,10 +59,11 @@ def main() -> int:
         ts = []
         for _ in range(REPEATS):
             e0, e1 = cuda.event(), cuda.event()
-            e0.record()
-            copy_strided[grid, BLOCK](out, a, s)
-            e1.record()
-            e1.synchronize()
+            with clk.timed():
+                e0.record()
+                copy_strided[grid, BLOCK](out, a, s)
+                e1.record()
+                e1.synchronize()
             ts.append(e0.elapsed_time(e1) / 1e3)
         t = float(np.median(ts))
         rows.append(
@@ -70,6 +73,7 @@ def main() -> int:
                 "useful_GBps": 8 * N_LOADS / t / 1e9,
                 "span_bytes": 4 * N_LOADS * s,
                 "correct": ok,
+                "sm_clock": clk.take(),
             }
         )
         print(f"stride {s:3d}: {t * 1e3:8.3f} ms  {8 * N_LOADS / t / 1e9:8.1f} GB/s useful")
@@ -82,8 +86,10 @@ def main() -> int:
             f"events, median of {REPEATS}; useful bytes = 8 per element (read + write)"
         ),
         "rows": rows,
+        "sm_clock": clk.whole_run(),
     }
-    path = os.environ.get("GPULAB_BENCH_OUT") or OUT
+    clk.__exit__(None, None, None)
+    path = out_path(OUT)
     with open(path, "w") as f:
         json.dump(res, f, indent=1)
     print("wrote", path)

@@ -3,7 +3,8 @@
 The padded transpose of `gpulab.kernels.transpose` moves one float32 per thread per step with
 a bounds check each step. This script times tile shapes (TILE x ROWS threads, TILE/ROWS
 elements per thread) and a variant that skips the per-element bounds checks for whole tiles,
-against the best copy, with CUDA events after a warm-up (same timer as bandwidth.py).
+against the best copy, with CUDA events after a warm-up (same timer as bandwidth.py, which
+samples the SM clock inside every timed region: "sm_clock" per variant and for the whole run).
 
     python benchmarks/transpose_variants.py
 """
@@ -54,12 +55,15 @@ def make(TILE, ROWS, checked=True):
 
 
 def main():
-    from benchenv import environment, gpu_present
+    from benchenv import ClockSampler, environment, gpu_present, out_path
 
     if not gpu_present():
         print("SKIP: no GPU")
         return
-    from bandwidth import time_kernel
+    import bandwidth
+    from bandwidth import clock_record, time_kernel
+
+    bandwidth.CLOCK = ClockSampler().__enter__()  # time_kernel samples the clock while it times
 
     side = 16384
     a = cuda.to_device(np.random.default_rng(0).random((side, side), dtype=np.float32))
@@ -72,6 +76,7 @@ def main():
     tb = torch.empty_like(ta)
     ms = time_kernel(lambda: tb.copy_(ta))
     res["torch_copy_GBps"] = nbytes / ms / 1e6
+    res["torch_copy_sm_clock"] = clock_record()
     ref = None
     for TILE, ROWS in ((32, 8), (32, 4), (64, 16), (64, 8), (64, 4), (64, 2), (96, 4)):
         k = make(TILE, ROWS)
@@ -80,12 +85,20 @@ def main():
         if ref is None:
             ref = a.copy_to_host().T
         ok = bool(np.array_equal(out.copy_to_host(), ref))
-        res["variants"][f"{TILE}x{ROWS}"] = {"ms": ms, "GBps": nbytes / ms / 1e6, "correct": ok}
+        res["variants"][f"{TILE}x{ROWS}"] = {
+            "ms": ms,
+            "GBps": nbytes / ms / 1e6,
+            "correct": ok,
+            "sm_clock": clock_record(),
+        }
         print(f"{TILE}x{ROWS}: {nbytes / ms / 1e6:7.0f} GB/s  correct={ok}", flush=True)
     print(f"torch copy: {res['torch_copy_GBps']:.0f} GB/s")
-    out_path = os.path.join(RESULTS_DIR, "transpose_variants.json")
-    with open(out_path, "w") as f:
+    bandwidth.CLOCK.__exit__(None, None, None)
+    res["sm_clock"] = bandwidth.CLOCK.whole_run()
+    path = out_path(os.path.join(RESULTS_DIR, "transpose_variants.json"))
+    with open(path, "w") as f:
         json.dump(res, f, indent=1)
+    print("wrote", path)
 
 
 if __name__ == "__main__":
