@@ -9,6 +9,7 @@ instructions are checked on the GPU (the last tests, skipped without one).
 """
 
 import os
+import re
 import shutil
 import subprocess
 import types
@@ -174,8 +175,9 @@ def test_source_has_one_mma_call_per_k_tile_and_no_negative_index_types():
         compile(src, "<gemm_tc>", "exec")
         assert src.count("tc_ktile(") == 1
         assert src.count("cuda.syncthreads()") == 3 - v.stages  # two shared stages: one barrier per k-tile
-        stores = [ln for ln in src.splitlines() if ln.strip().startswith("c[")]
-        assert len(stores) == v.wm * v.wn // 32  # every accumulator written once
+        stores = re.findall(r"\bc\[r \+ U\((\d+)\), q \+ U\((\d+)\)\] = acc\[(\d+)\]", src)
+        assert sorted(int(x[2]) for x in stores) == list(range(v.wm * v.wn // 32))  # each accumulator once
+        assert len({(x[0], x[1]) for x in stores}) == len(stores)  # each to its own place
         assert "t = U(cuda.threadIdx.x)" in src
 
 

@@ -112,6 +112,7 @@ VARIANTS = {
         Variant(word=64),
         Variant(wm=32, wn=64, word=64),
         Variant(wn=64, word=64),  # 4 warps of 64 x 64
+        Variant(bk=64, word=64, stages=1),
         Variant(bn=256, wn=64, word=64, stages=1),
         Variant(bm=256, wm=64, wn=64, word=64, stages=1),
     )
@@ -164,8 +165,9 @@ def gemm_tc_source(v: Variant) -> str:
     w(f"    sta = (t // {k(wa)}) * {k(lda_w)} + ac  # where they go in shared memory")
     w(f"    stb = br * {k(ldb_w)} + t % {k(wb)}")
     w(f"    nk = U(a.shape[1]) // {k(wa)}  # k-tiles")
-    for i in range(mt * nt * 4):
-        w(f"    acc[{i}] = float32(0.0)")
+    w("    z = float32(0.0)")
+    for i in range(0, mt * nt * 4, 8):  # written out: a loop would index acc at run time (local memory)
+        w("    " + "; ".join(f"acc[{j}] = z" for j in range(i, i + 8)))
     w("    # tile 0: global -> registers")
     for p in range(pa):
         w(f"    xa{p} = a[ar + {k(p * ra)}, ac]")
@@ -199,10 +201,12 @@ def gemm_tc_source(v: Variant) -> str:
     for mi in range(mt):
         for ni in range(nt):
             i = (mi * nt + ni) * 4
+            st = []
             for half in range(2):
                 rr = f"r + {k(mi * 16 + 8 * half)}"
-                w(f"    c[{rr}, q + {k(ni * 8)}] = acc[{i + 2 * half}]")
-                w(f"    c[{rr}, q + {k(ni * 8 + 1)}] = acc[{i + 2 * half + 1}]")
+                st.append(f"c[{rr}, q + {k(ni * 8)}] = acc[{i + 2 * half}]")
+                st.append(f"c[{rr}, q + {k(ni * 8 + 1)}] = acc[{i + 2 * half + 1}]")
+            w("    " + "; ".join(st))
     return "\n".join(L) + "\n"
 
 
