@@ -25,6 +25,27 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+STALLS = ["barrier", "long_scoreboard", "short_scoreboard", "math_pipe_throttle", "mio_throttle", "lg_throttle",
+          "wait", "not_selected", "selected", "dispatch_stall", "no_instruction", "branch_resolving", "tex_throttle",
+          "drain", "imc_miss", "membar", "misc", "sleeping"]  # fmt: skip
+# what Nsight Compute is asked for the best variant (Run B): tensor pipe, memory, occupancy, stalls
+NCU_METRICS = [
+    "gpu__time_duration.sum",
+    "sm__cycles_elapsed.avg.per_second",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "launch__registers_per_thread",
+    "launch__occupancy_limit_registers",
+    "launch__occupancy_limit_shared_mem",
+    "launch__waves_per_multiprocessor",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "lts__t_bytes.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "smsp__inst_executed.sum",
+] + [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALLS]
 SASS_OPS = ("HMMA", "LDSM", "LDG", "STS", "LDS", "BAR", "LDL", "STL", "STG")
 CHECK = (256, 256, 512)  # M, N, K of the first correctness check
 
@@ -262,6 +283,29 @@ def profile(name, size):
     print("launched", name, "twice at", size)
 
 
+def merge_ncu(csv_path, json_path, command=None):
+    """ncu's --csv output (one profiled launch) into json["ncu"] (json["tensor_core"]["ncu"] for sgemm.json)."""
+    import csv
+    import io
+
+    text = Path(csv_path).read_text()
+    rows = list(csv.DictReader(io.StringIO(text[text.index('"ID"') :])))
+    metrics, kernel = {}, None
+    for row in rows:
+        v = row["Metric Value"].replace(",", "")
+        try:
+            v = float(v)
+        except ValueError:
+            pass
+        metrics[row["Metric Name"]] = v
+        kernel = row.get("Kernel Name", kernel)
+    doc = json.loads(Path(json_path).read_text())
+    target = doc["tensor_core"] if "tensor_core" in doc else doc
+    target["ncu"] = {"command": command or "see benchmarks/sgemm_tc.md", "kernel": kernel, "metrics": metrics}
+    Path(json_path).write_text(json.dumps(doc, indent=1))
+    return target["ncu"]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[4096, 8192])
@@ -270,12 +314,22 @@ def main(argv=None):
     ap.add_argument(
         "--profile", metavar="VARIANT", help="launch VARIANT (twice) at --sizes[0], untimed; for ncu"
     )
+    ap.add_argument("--ncu-metrics", action="store_true", help="print the metrics to give ncu, and exit")
+    ap.add_argument(
+        "--merge-ncu", nargs=2, metavar=("CSV", "JSON"), help="put ncu's CSV into JSON's ncu key, and exit"
+    )
     ap.add_argument(
         "--merge-into",
         metavar="JSON",
         help="store the record under 'tensor_core' in this JSON (sgemm.json), keeping the rest",
     )
     args = ap.parse_args(argv)
+    if args.ncu_metrics:
+        print(",".join(NCU_METRICS))
+        return 0
+    if args.merge_ncu:
+        merge_ncu(*args.merge_ncu)
+        return 0
     try:
         from numba import cuda
 
