@@ -122,7 +122,10 @@ def gpu_main(cases_out):
 
 def merge(csv_path, cases_path):
     """ncu's figures of each case's second launch beside its committed prediction."""
+    from benchenv import ncu_clock
     from ncu_runs import parse
+
+    CLOCK_METRIC = "sm__cycles_elapsed.avg.per_second"
 
     launches = parse(csv_path)
     record = json.load(open(cases_path))
@@ -139,6 +142,8 @@ def merge(csv_path, cases_path):
         p = pred.get(d["name"], {})
         t = vals["gpu__time_duration.sum"] * 1e-9
         row = {**vals, "measured_s": t}
+        if CLOCK_METRIC in vals:  # the launch's SM clock as every GPU result records it
+            row["sm_clock"] = ncu_clock([vals[CLOCK_METRIC]])
         if "predicted_s" in p:
             row["ratio"] = p["predicted_s"] / t
             row["registers_match"] = p["registers"] == vals.get("launch__registers_per_thread")
@@ -155,6 +160,9 @@ def merge(csv_path, cases_path):
         "failed": [d for d in record["cases"] if not d["ok"]],
         "cases": rows,
     }
+    clocks = [r[CLOCK_METRIC] for r in rows.values() if CLOCK_METRIC in r]
+    if clocks:
+        res["measured"]["sm_clock"] = ncu_clock(clocks)
     res["summary"] = {
         "cases": len(scored),
         "median_abs_error": float(np.median(errs)) if errs else None,
