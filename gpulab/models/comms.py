@@ -25,6 +25,7 @@ __all__ = [
     "step_time",
     "scaling",
     "best_p",
+    "NVSWITCH_DOMAIN_GPUS",
 ]
 
 GB = 1e9
@@ -85,6 +86,13 @@ LINKS: dict[str, Link] = {
         "InfiniBand Trade Association NDR; NVIDIA ConnectX-7 datasheet",
     ),
 }
+
+
+# GPUs of one HGX/DGX H100 or H200 board, whose NVLinks all go to NVSwitch chips (Hopper
+# whitepaper): the largest p at which the model's "every GPU keeps its full link bandwidth B"
+# holds by design. Past it traffic crosses other links (NVLink Switch System, InfiniBand) and an
+# alpha and B measured on two GPUs of one board say nothing; chapter 10 draws no conclusion there.
+NVSWITCH_DOMAIN_GPUS = 8
 
 
 def _check(p, n_bytes, alpha, bandwidth):

@@ -300,8 +300,8 @@ def clock_readings(rec: ThroughputRecord) -> list[dict]:
         raw = json.load(fh)
     out = []
     for key, value in raw.items():
-        if not key.startswith("sm_clock"):
-            continue
+        if not key.startswith("sm_clock") or not isinstance(value, str):
+            continue  # a benchenv clock record ("sm_clock": {...}) is read by results_views
         sm, sm_max, power = [s.strip() for s in str(value).split(",")]
         sm_mhz, max_mhz = float(sm.split()[0]), float(sm_max.split()[0])
         out.append(

@@ -7,6 +7,7 @@ import numpy as np
 
 from gpulab.models import amdahl as A
 from gpulab.models import comms as C
+from gpulab.plots.palette import IDLE_HATCH
 from gpulab.plots.style import MIN_FONT_PT, log_tick_labels
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "allreduce_vs_size",
     "stall_shares",
     "scaling_plot",
+    "shade_beyond",
     "draw_speedup",
 ]
 
@@ -127,8 +129,19 @@ def allreduce_vs_size(
     return ax
 
 
-def scaling_plot(models: dict, ps=None, mode: str = "strong", ax=None):
-    """Speedup against p for several StepModels (e.g. the same job on PCIe and on NVLink)."""
+def shade_beyond(ax, p_valid: int, label: str | None = None):
+    """Hatch the p > ``p_valid`` part of a speedup-against-p plot (call it once the x scale and
+    limits are set): where the model's inputs (a constant per-GPU bandwidth, alpha measured on
+    few GPUs) stop holding, so its curves there are the model's shape, not a prediction."""
+    lo, hi = ax.get_xlim()
+    if hi > p_valid:
+        ax.axvspan(p_valid, hi, facecolor="0.92", edgecolor="0.6", hatch=IDLE_HATCH, lw=0, label=label)
+        ax.set_xlim(lo, hi)
+
+
+def scaling_plot(models: dict, ps=None, mode: str = "strong", ax=None, p_valid: int | None = None):
+    """Speedup against p for several StepModels (e.g. the same job on PCIe and on NVLink);
+    with ``p_valid``, the range past it is hatched as outside what the model's inputs support."""
     ps = np.unique(np.logspace(0, 10, 60, base=2).astype(int)) if ps is None else np.asarray(ps)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.6, 4))
@@ -137,6 +150,9 @@ def scaling_plot(models: dict, ps=None, mode: str = "strong", ax=None):
         ax.plot(ps, C.scaling(m, ps, mode)["speedup"], label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
+    if p_valid is not None:
+        ax.set_xlim(ps.min(), ps.max())
+        shade_beyond(ax, p_valid, f"p > {p_valid}: outside the model's inputs")
     ax.set_xlabel("GPUs p")
     ax.set_ylabel("speedup" if mode == "strong" else "scaled speedup")
     ax.set_title(f"{mode} scaling with an all-reduce every step")

@@ -282,6 +282,11 @@ class ScalingExplorer(_Explorer):
             f"{m.compute_s / best * 1e3:.2f} ms of compute per GPU. "
             f"<code>{self.name} = {best}</code>"
         )
+        if best > C.NVSWITCH_DOMAIN_GPUS:
+            self.out.value += (
+                f"<br>Past {C.NVSWITCH_DOMAIN_GPUS} GPUs (hatched) the model keeps this link's "
+                "bandwidth and alpha as set: a what-if, not a prediction for a real cluster."
+            )
         fig, ax = F.figure((6, 3.2))
         ps = np.unique(np.logspace(0, 10, 60, base=2).astype(int))
         ax.plot(ps, ps, color="0.6", lw=0.8, label="ideal")
@@ -289,6 +294,8 @@ class ScalingExplorer(_Explorer):
         ax.plot(ps, C.scaling(m, ps, "weak")["speedup"], label="weak (batch grows with p)")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
+        ax.set_xlim(ps.min(), ps.max())
+        P.shade_beyond(ax, C.NVSWITCH_DOMAIN_GPUS, f"p > {C.NVSWITCH_DOMAIN_GPUS}: what-if")
         ax.set_xlabel("GPUs p")
         ax.set_ylabel("speedup")
         ax.legend()
