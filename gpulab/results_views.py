@@ -373,6 +373,105 @@ def clock_text(res: dict | None) -> str:
     return f"SM clock {mid} MHz{spread}, median of {clk['samples']} samples during the timed runs"
 
 
+# Recorded results that carry no SM clock record, each with why (issue 23: every GPU result
+# records the clock it ran at). "no GPU timing": nothing in the file is a time or depends on the
+# clock. "not re-measured": GPU timings recorded before the clock was; the reason says why they
+# were not re-run. tests/test_clock_coverage.py fails on a result without a clock that is not
+# listed here, and on a listed one that has a clock (the entry is stale).
+CLOCK_NOT_RECORDED = {
+    "allreduce_alpha_beta": (
+        "not re-measured",
+        "all-reduce and peer-to-peer copies between 2 GPUs (torch.distributed, NCCL): only one-GPU "
+        "machines were lent after the clock record existed (benchmarks/allreduce_alpha_beta.py "
+        "now samples each rank's clock)",
+    ),
+    "chapters_from_wheel_gpu": ("no GPU timing", "which chapters executed from a wheel, and wall seconds"),
+    "notebooks_gpu": ("no GPU timing", "which notebooks executed on the GPU, and wall seconds"),
+    "fidelity": ("no GPU timing", "Nsight Compute event counts compared with the simulator's"),
+    "int4_mma_ptx": ("no GPU timing", "what ptxas accepts and emits (compilation only)"),
+    "occupancy_vs_driver": ("no GPU timing", "occupancy from the driver's API against gpulab's"),
+    "occupancy_vs_cuda_occupancy_h": ("no GPU timing", "gpulab's occupancy against cuda_occupancy.h (CPU)"),
+    "perf_sass_check": ("no GPU timing", "SASS from ptxas against gpulab's counts (CPU)"),
+    "sim_speed": ("no GPU timing", "the simulator's speed on a CPU"),
+    "tensor_cores_mma": ("no GPU timing", "tensor-core results against float64 (correctness only)"),
+    "reduction_in_flight": (
+        "no GPU timing",
+        "derived from reduction.json and latency.json, whose clock records are theirs",
+    ),
+    "launch_overhead": (
+        "not re-measured",
+        "launch costs (host and GPU) recorded 2026-12-01, before the clock record; not re-run in "
+        "the one device run the clock pass had (150 s)",
+    ),
+    "stall_reasons": (
+        "not re-measured",
+        "Nsight Compute stall ratios recorded 2026-12-01 without sm__cycles_elapsed.avg.per_second; "
+        "not re-run in the clock pass's one device run",
+    ),
+    "instruction_costs": (
+        "not re-measured",
+        "Nsight Compute times recorded 2026-12-01 without sm__cycles_elapsed.avg.per_second; not "
+        "re-run in the clock pass's one device run",
+    ),
+    "perf_blind": (
+        "not re-measured",
+        "the first blind round (superseded by blind_r3), timed under Nsight Compute without the clock metric",
+    ),
+    "tensor_cores_throughput": (
+        "not re-measured",
+        "torch matmul throughput (2026-11-29) with one nvidia-smi reading during one size, which "
+        "is not a record of the clock during the timed runs",
+    ),
+    "tensor_cores_throughput_issue7": (
+        "not re-measured",
+        "figures copied from issue 7 (an earlier session's run): method and clock not recorded",
+    ),
+}
+
+
+def clock_records(res) -> dict:
+    """Every clock record in a result (see :func:`measured_clock`), by its place in the JSON
+    ("sm_clock", "rows[3].sm_clock", ...): where a result keeps its clocks."""
+    out = {}
+
+    def walk(x, where):
+        if isinstance(x, dict):
+            if "median_MHz" in x:
+                out[where] = x
+                return
+            for k, v in x.items():
+                walk(v, f"{where}.{k}" if where else str(k))
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                walk(v, f"{where}[{i}]")
+
+    walk(res, "")
+    return out
+
+
+def result_clock(name: str, res: dict | None = None) -> dict | None:
+    """The SM clock recorded with ``<name>.json``, for a "measured at N MHz" line: "clock"
+    (:func:`measured_clock` of its shallowest record: the whole run's where there is one),
+    "text" (:func:`clock_text`, or why no clock was recorded), "where" (the JSON places of all
+    its records) and "not_recorded" (the reason from CLOCK_NOT_RECORDED, else None). None when
+    the result is absent."""
+    r = _load(name, res)
+    if r is None:
+        return None
+    recs = clock_records(r)
+    top = min(recs, key=lambda k: (k.count(".") + k.count("["), list(recs).index(k))) if recs else None
+    why = CLOCK_NOT_RECORDED.get(name)
+    text = clock_text(recs[top] if top else None)
+    if top is None and why:
+        text += f" ({why[1]})"
+    return {
+        "clock": measured_clock(recs[top]) if top else None,
+        "text": text,
+        "where": sorted(recs),
+        "not_recorded": why[1] if why else None,
+    }
+
+
 # SASS opcodes by the unit that executes them on compute capability 9.0 (CUDA C++ Programming
 # Guide, arithmetic instruction throughput: 128 FP32 multiply-adds, 64 32-bit integer
 # add/compare/logic results per cycle per SM, i.e. 1 and 1/2 warp instruction per scheduler)
