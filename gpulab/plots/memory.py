@@ -290,14 +290,20 @@ def plot_scope_map(ax=None):
     return ax
 
 
-def plot_latency(res, ax=None):
-    """Pointer-chase latency against working-set size from gpulab/data/results/latency.json."""
+def plot_latency(res, ax=None, ghz=None):
+    """Pointer-chase latency against working-set size from gpulab/data/results/latency.json, in SM
+    cycles: ns x ``ghz`` (the clock the chapter converts at, e.g. the median sampled during the
+    run), or the file's cycles at the driver's maximum clock when ``ghz`` is None."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.5, 3.5))
     rows = res["global"]
     x = [r["working_set_bytes"] for r in rows]
-    ax.plot(x, [r["cycles_at_max_clock"] for r in rows], "o-", label="global loads (pointer chase)")
-    ax.axhline(res["shared"]["cycles_at_max_clock"], color="C2", ls="--", label="shared memory")
+
+    def cyc(r):
+        return r["ns"] * ghz if ghz else r["cycles_at_max_clock"]
+
+    ax.plot(x, [cyc(r) for r in rows], "o-", label="global loads (pointer chase)")
+    ax.axhline(cyc(res["shared"]), color="C2", ls="--", label="shared memory")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(LogLocator(base=8))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_text(int(v))))  # "16 KiB"
