@@ -304,22 +304,20 @@ def launch_config(v: Variant, m: int, n: int):
 
 
 def gemm_tc(a, b, c=None, variant: Variant | str = DEFAULT, backend: str = "auto"):
-    """C = A B on the tensor cores: a (M, K) and b (K, N) float16 (numpy or numba device arrays,
-    C-contiguous), c (M, N) float32 or None. Returns c (a device array when the inputs are).
+    """C = A B on the tensor cores: a (M, K) and b (K, N) float16, C-contiguous (numpy arrays, or GPU
+    arrays: numba's, torch's, anything with ``__cuda_array_interface__``), c (M, N) float32 or None.
+    Returns C: a numpy array for numpy inputs, else a numba device array (on c's memory if given).
     GPU only: ``backend`` other than "gpu"/"auto", or no GPU, raises BackendUnavailable."""
     v = VARIANTS[variant] if isinstance(variant, str) else variant
     if backend not in ("auto", "gpu"):
-        raise BackendUnavailable(
-            f"the tensor-core GEMM runs on a GPU only (backend={backend!r}); the simulators emulate "
-            "fragments instead: gpulab.models.mma (chapter 09)"
-        )
+        raise BackendUnavailable(f"backend={backend!r}: {GPU_ONLY}")
     from numba import cuda
 
     if not cuda.is_available():
-        raise BackendUnavailable(
-            "the tensor-core GEMM needs an NVIDIA GPU (sm_80+) and none is visible here; on the CPU use "
-            "gpulab.models.mma's fragment emulation (chapter 09)"
-        )
+        raise BackendUnavailable(f"no NVIDIA GPU is visible here (it needs sm_80+): {GPU_ONLY}")
+    a, b = (x if isinstance(x, np.ndarray) else cuda.as_cuda_array(x) for x in (a, b))
+    if c is not None and not isinstance(c, np.ndarray):
+        c = cuda.as_cuda_array(c)
     if a.dtype != np.float16 or b.dtype != np.float16:
         raise TypeError(f"a and b must be float16, got {a.dtype} and {b.dtype}")
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
