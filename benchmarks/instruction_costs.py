@@ -31,7 +31,7 @@ sys.path.insert(0, HERE)
 OUT = os.path.join(RESULTS_DIR, "instruction_costs.json")
 NCU_COMMAND = (
     "ncu --clock-control none --print-units base --csv --log-file ncu_costs.csv "
-    "--metrics gpu__time_duration.sum,smsp__inst_executed.sum "
+    "--metrics gpu__time_duration.sum,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second "
     "python benchmarks/instruction_costs.py gpu"
 )
 ITERS = 64
@@ -169,7 +169,10 @@ def gpu_main(cases_out):
 
 def merge(csv_path, cases_path):
     """Per-call instruction costs and per-instruction atomic times from ncu's second launches."""
+    from benchenv import ncu_clock
     from ncu_runs import parse
+
+    CLOCK_METRIC = "sm__cycles_elapsed.avg.per_second"
 
     launches = parse(csv_path)
     record = json.load(open(cases_path))
@@ -215,6 +218,9 @@ def merge(csv_path, cases_path):
         "same_address_atomics": atomics,
         "raw": m,
     }
+    clocks = [v[CLOCK_METRIC] for v in m.values() if CLOCK_METRIC in v]
+    if clocks:  # the SM clock over the merged launches, as every GPU result records it
+        res["sm_clock"] = ncu_clock(clocks)
     with open(OUT, "w") as f:
         json.dump(res, f, indent=1)
     print(

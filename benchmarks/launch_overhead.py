@@ -18,6 +18,8 @@ Measures on a GPU, after a warm-up, median of repeats, and labels each figure fo
   * a pipeline timeline: host numpy work, a host-to-device copy and a kernel per step, recorded
     with gpulab.timeline (perf_counter on the host, CUDA events for the kernels), serial and with
     the host work of step k+1 overlapping the kernel of step k.
+The SM clock is sampled during the timed loops of sections 1-3 (benchenv.ClockSampler):
+"sm_clock" in each of them and for the whole run.
 Without a GPU it prints SKIP and exits 0 without touching the results file.
 
 Run from the repository root:  python benchmarks/launch_overhead.py     (about a minute)
@@ -50,7 +52,10 @@ PIPE_ITERS = 400  # loop iterations per element in the pipeline's kernel
 
 from numba import cuda  # noqa: E402  (module-global, so Numba's simulator can smoke-test this file)
 
+import benchenv  # noqa: E402
 from benchenv import environment, gpu_present  # noqa: E402
+
+CLOCK = None  # a benchenv.ClockSampler, set by main(): samples the SM clock inside the timed loops
 
 
 def kernels():
@@ -97,18 +102,20 @@ def launch_rate(launch_once, sync, event_factory, n=N_LAUNCH):
     for _ in range(REPEATS):
         e0, e1 = event_factory()
         sync()
-        t0 = time.perf_counter()
-        e0()
-        for _ in range(n):
-            launch_once()
-        e1()
-        t1 = time.perf_counter()
-        sync()
-        t2 = time.perf_counter()
+        with benchenv.timed(CLOCK):
+            t0 = time.perf_counter()
+            e0()
+            for _ in range(n):
+                launch_once()
+            e1()
+            t1 = time.perf_counter()
+            sync()
+            t2 = time.perf_counter()
         host.append((t1 - t0) / n)
         wall.append((t2 - t0) / n)
         gpu.append(e1.elapsed() / n)
     return {
+        "sm_clock": benchenv.take(CLOCK),
         "host_s_per_launch": float(np.median(host)),
         "wall_s_per_launch": float(np.median(wall)),
         "gpu_s_per_launch": float(np.median(gpu)),
@@ -141,6 +148,8 @@ def launch_parts(launch_once, launch_long, sync, event_factory):
     launch_long()
     sync()
     single, b2b, e2e = [], [], []
+    region = benchenv.timed(CLOCK)
+    region.__enter__()
     for _ in range(PARTS_REPEATS):
         e0, e1 = event_factory()
         sync()
@@ -173,7 +182,9 @@ def launch_parts(launch_once, launch_long, sync, event_factory):
     launch_long()
     e1()
     sync()
+    region.__exit__(None, None, None)
     return {
+        "sm_clock": benchenv.take(CLOCK),
         "gpu_single_behind_long_s": float(np.median(single)),
         "gpu_back_to_back_s": float(np.median(b2b)),
         "end_to_end_s": float(np.median(e2e)),
@@ -221,12 +232,13 @@ def median_time(fn, sync, reps=REPEATS):
     fn()
     sync()
     ts = []
-    for _ in range(reps):
-        sync()
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        ts.append(time.perf_counter() - t0)
+    with benchenv.timed(CLOCK):
+        for _ in range(reps):
+            sync()
+            t0 = time.perf_counter()
+            fn()
+            sync()
+            ts.append(time.perf_counter() - t0)
     return float(np.median(ts))
 
 
@@ -300,20 +312,24 @@ def main() -> int:
 
     tiny, axpb, axpb_fused, work = kernels()
     res = {"env": environment(), "what": __doc__.strip().splitlines()[0]}
+    global CLOCK
+    CLOCK = benchenv.ClockSampler().__enter__()
 
     # ---- 1. numba launch overhead --------------------------------------------------------
     d = cuda.to_device(np.zeros(32, np.float32))
     res["numba_tiny"] = launch_rate(lambda: tiny[1, 32](d), cuda.synchronize, numba_events)
     s, e = cuda.event(), cuda.event()
     single = []
-    for _ in range(50):
-        cuda.synchronize()
-        s.record()
-        tiny[1, 32](d)
-        e.record()
-        e.synchronize()
-        single.append(s.elapsed_time(e) / 1e3)
+    with CLOCK.timed():
+        for _ in range(50):
+            cuda.synchronize()
+            s.record()
+            tiny[1, 32](d)
+            e.record()
+            e.synchronize()
+            single.append(s.elapsed_time(e) / 1e3)
     res["numba_tiny"]["gpu_s_single_isolated"] = float(np.median(single))
+    res["numba_tiny"]["gpu_s_single_isolated_sm_clock"] = CLOCK.take()
     print("numba tiny launch:", {k: v for k, v in res["numba_tiny"].items()})
     y_long = cuda.to_device(np.ones(32, np.float32))
     res["launch_parts"] = {
@@ -377,9 +393,12 @@ def main() -> int:
 
             row["torch_unfused_s"] = median_time(t_unfused, torch.cuda.synchronize)
             row["torch_ops"] = 2 * CHAIN_K
+        row["sm_clock"] = CLOCK.take()
         chain.append(row)
         print("chain", row)
     res["chain"] = chain
+    CLOCK.__exit__(None, None, None)
+    res["sm_clock"] = CLOCK.whole_run()
 
     # ---- 4. a pipeline timeline: host work + copy + kernel per step ----------------------
     rng = np.random.default_rng(0)
@@ -420,10 +439,11 @@ def main() -> int:
     res["smi_one_block"] = smi_one_block(work)
     print("nvidia-smi during a 1-block kernel:", res["smi_one_block"])
 
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as fh:
+    path = benchenv.out_path(OUT)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
         json.dump(res, fh, indent=1)
-    print("wrote", OUT)
+    print("wrote", path)
     return 0
 
 

@@ -54,7 +54,7 @@ STRIDED = [
     "gpu__time_duration.sum",
     "sm__cycles_elapsed.avg.per_second",
 ]
-LAUNCH = ["gpu__time_duration.sum", "sm__cycles_elapsed.max"]
+LAUNCH = ["gpu__time_duration.sum", "sm__cycles_elapsed.max", "sm__cycles_elapsed.avg.per_second"]
 STALL_PREFIX = "smsp__average_warps_issue_stalled_"
 STALL_SUFFIX = "_per_issue_active"
 STALL_EXTRA = [
@@ -62,6 +62,7 @@ STALL_EXTRA = [
     M.INST_EXECUTED,
     "sm__warps_active.avg.pct_of_peak_sustained_active",
     "gpu__time_duration.sum",
+    "sm__cycles_elapsed.avg.per_second",
 ]
 
 
@@ -246,6 +247,7 @@ def launch(known):
         "gpu_time_duration_s_median": ts[len(ts) // 2] * 1e-9,
         "gpu_time_duration_s_min": ts[0] * 1e-9,
         "unit_check": launches[0][2].get("gpu__time_duration.sum"),
+        "sm_clock": _clock([dict(v) for _, v, _ in launches]),
     }
 
     def put(res):
@@ -310,6 +312,7 @@ def stalls(known):
             "built_for_is_top": bool(top) and top[0] == built_for,
             "other": {m: x for m, x in v.items() if not m.startswith(STALL_PREFIX)},
         }
+        kernels[name]["sm_clock"] = _clock([dict(v)])
     res = {
         "environment": environment(),
         "ncu_command": cmd,
@@ -322,6 +325,7 @@ def stalls(known):
             "instruction; share = that over the sum of all reasons except 'selected'"
         ),
         "kernels": kernels,
+        "sm_clock": _clock([dict(v) for _, v, _ in launches]),
     }
     with open(os.path.join(RESULTS, "stall_reasons.json"), "w") as f:
         json.dump(res, f, indent=1)
