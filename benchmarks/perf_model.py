@@ -3,6 +3,8 @@
     python benchmarks/perf_model.py gpu      # on the H200, under ncu (see NCU_COMMAND): launches
                                              # every case twice; ncu records gpu__time_duration
     python benchmarks/perf_model.py merge CSV CASES   # merge ncu's CSV into perf_model.json["measured"]
+    python benchmarks/perf_model.py merge-clock-rerun CSV CASES  # a re-run kept beside "measured"
+                                             # for its SM clock (["clock_rerun"]), not calibrated on
     python benchmarks/perf_model.py predict  # on a CPU: predict every case, calibrate on the
                                              # "calibrate" cases, report both sets -> perf_model.json
     python benchmarks/perf_model.py speed    # on a CPU: predict time of large launches -> perf_model.json["speed"]
@@ -554,8 +556,10 @@ def gpu_main(cases_out):
         json.dump({"environment": environment(), "cases": done}, f, indent=1)
 
 
-def merge(csv_path, cases_path):
-    """Attach ncu's counters of each case's second launch to perf_model.json["measured"]."""
+def merge(csv_path, cases_path, into="measured"):
+    """Attach ncu's counters of each case's second launch to perf_model.json[into]: "measured"
+    (what the model is calibrated and scored on), or "clock_rerun": a later run of the same
+    cases kept beside it for its SM clock, each case's time given as a ratio to "measured"."""
     from benchenv import ncu_clock
     from ncu_runs import parse
 
@@ -580,7 +584,12 @@ def merge(csv_path, cases_path):
             measured[d["name"]]["sm_clock"] = ncu_clock([vals[CLOCK_METRIC]])
     clocks = [m[CLOCK_METRIC] for m in measured.values() if CLOCK_METRIC in m]
     res = json.load(open(OUT)) if os.path.exists(OUT) else {}
-    res["measured"] = {
+    if into != "measured":
+        old = res["measured"]["cases"]
+        for name, m in measured.items():
+            t0 = old.get(name, {}).get("gpu__time_duration.sum")
+            m["time_ratio_to_measured"] = m["gpu__time_duration.sum"] / t0 if t0 else None
+    res[into] = {
         "command": NCU_COMMAND,
         "environment": record["environment"],
         "units": "gpu__time_duration.sum in ns; dram bytes in bytes",
@@ -588,10 +597,10 @@ def merge(csv_path, cases_path):
         "cases": measured,
     }
     if clocks:  # the clock over every case's measured (second) launch
-        res["measured"]["sm_clock"] = ncu_clock(clocks)
+        res[into]["sm_clock"] = ncu_clock(clocks)
     with open(OUT, "w") as f:
         json.dump(res, f, indent=1)
-    print("merged", len(measured), "cases into", OUT)
+    print("merged", len(measured), "cases into", OUT, into)
 
 
 # -- CPU side: predict, calibrate on the "calibrate" cases, report both sets ------------------
@@ -984,6 +993,8 @@ if __name__ == "__main__":
         gpu_main(os.environ.get("PERF_CASES_OUT", "perf_cases.json"))
     elif mode == "merge":
         merge(sys.argv[2], sys.argv[3])
+    elif mode == "merge-clock-rerun":
+        merge(sys.argv[2], sys.argv[3], into="clock_rerun")
     elif mode == "predict":
         predict_main()
     elif mode == "speed":
