@@ -154,6 +154,7 @@ def strided_copy(res: dict | None = None) -> list[dict] | None:
     rows = []
     for x in r["rows"]:
         row = {"stride": x["stride"], "time_s": x["time_s"], "useful_GBps": x["useful_GBps"]}
+        row["sm_clock_GHz"] = (measured_clock(x) or {}).get("GHz")  # None in runs before the clock
         n = ncu.get(x["stride"])
         if n:
             row["dram_bytes_read_per_load"] = n.get("dram_bytes_read_per_load")
@@ -191,6 +192,8 @@ def allreduce(res: dict | None = None) -> dict | None:
         "max_bus_bandwidth_Bps": f.get("max_bus_bandwidth_Bps"),
         "p2p_GBps": {k: v["GBps"] for k, v in p2p.items() if isinstance(v, dict) and "GBps" in v},
         "labels": r.get("labels", {}),
+        "sm_clock": measured_clock(r),  # None: the recorded run predates the clock record
+        "sm_clock_text": result_clock("allreduce_alpha_beta", r)["text"],
     }
 
 
@@ -381,9 +384,9 @@ def clock_text(res: dict | None) -> str:
 CLOCK_NOT_RECORDED = {
     "allreduce_alpha_beta": (
         "not re-measured",
-        "all-reduce and peer-to-peer copies between 2 GPUs (torch.distributed, NCCL): only one-GPU "
-        "machines were lent after the clock record existed (benchmarks/allreduce_alpha_beta.py "
-        "now samples each rank's clock)",
+        "all-reduce and peer-to-peer copies between 2 GPUs, torch.distributed with NCCL: only "
+        "one-GPU machines were lent after the clock record existed; benchmarks/allreduce_alpha_beta.py "
+        "now samples each rank's clock",
     ),
     "chapters_from_wheel_gpu": ("no GPU timing", "which chapters executed from a wheel, and wall seconds"),
     "notebooks_gpu": ("no GPU timing", "which notebooks executed on the GPU, and wall seconds"),
