@@ -40,6 +40,7 @@ class Variant:
     wn: int = 32
     word: int = 32  # 32: fp16 pairs as uint32; 64: four halves as uint64
     stages: int = 2  # shared buffers: 2 = one barrier per k-tile; 1 = two (fits 48 KB for big tiles)
+    group: int = 0  # > 0: a 1-D grid walked `group` block-rows at a time (neighbours share tiles in L2)
 
     def __post_init__(self):
         if self.stages not in (1, 2):
@@ -66,8 +67,10 @@ class Variant:
 
     @property
     def name(self):
-        return f"{self.bm}x{self.bn}x{self.bk}_w{self.wm}x{self.wn}_u{self.word}" + (
-            "_s1" if self.stages == 1 else ""
+        return (
+            f"{self.bm}x{self.bn}x{self.bk}_w{self.wm}x{self.wn}_u{self.word}"
+            + ("_s1" if self.stages == 1 else "")
+            + (f"_g{self.group}" if self.group else "")
         )
 
     @property
@@ -115,6 +118,7 @@ VARIANTS = {
         Variant(bk=64, word=64, stages=1),
         Variant(bn=256, wn=64, word=64, stages=1),
         Variant(bm=256, wm=64, wn=64, word=64, stages=1),
+        Variant(word=64, group=8),
     )
 }
 DEFAULT = Variant(word=64).name
@@ -158,10 +162,24 @@ def gemm_tc_source(v: Variant) -> str:
     w(f"    warp = t // {k(32)}")
     w(f"    wrow = (warp // {k(v.bn // v.wn)}) * {k(v.wm)}  # the warp's sub-tile in the block tile")
     w(f"    wcol = (warp % {k(v.bn // v.wn)}) * {k(v.wn)}")
-    w(f"    ar = U(cuda.blockIdx.y) * {k(v.bm)} + t // {k(wa)}  # this thread copies rows ar + {ra} p of A")
+    if v.group:
+        w(
+            f"    # block tile (by, bx): blocks go {v.group} block-rows at a time, down each column of the group,"
+        )
+        w("    # so the blocks running together share A and B tiles in L2")
+        w("    pid = U(cuda.blockIdx.x)")
+        w(f"    per_group = U({v.group}) * (U(c.shape[1]) // {k(v.bn)})")
+        w(f"    first = (pid // per_group) * U({v.group})")
+        w(f"    rows = min(U(c.shape[0]) // {k(v.bm)} - first, U({v.group}))")
+        w("    by = first + (pid % per_group) % rows")
+        w("    bx = (pid % per_group) // rows")
+    else:
+        w("    by = U(cuda.blockIdx.y)  # block tile (by, bx) of C")
+        w("    bx = U(cuda.blockIdx.x)")
+    w(f"    ar = by * {k(v.bm)} + t // {k(wa)}  # this thread copies rows ar + {ra} p of A")
     w(f"    ac = t % {k(wa)}  # ... at word ac of the k-tile")
     w(f"    br = t // {k(wb)}  # and rows br + {rb} p of the B tile")
-    w(f"    bc = U(cuda.blockIdx.x) * {k(wb)} + t % {k(wb)}  # ... at word bc")
+    w(f"    bc = bx * {k(wb)} + t % {k(wb)}  # ... at word bc")
     w(f"    sta = (t // {k(wa)}) * {k(lda_w)} + ac  # where they go in shared memory")
     w(f"    stb = br * {k(ldb_w)} + t % {k(wb)}")
     w(f"    nk = U(a.shape[1]) // {k(wa)}  # k-tiles")
@@ -196,8 +214,8 @@ def gemm_tc_source(v: Variant) -> str:
         f"        tc_ktile(addr(acc, 0), addr(sa, s * {k(sa_stage)}), addr(sb, s * {k(sb_stage)}), wrow, wcol, lane)"
     )
     w("    # C fragments -> global: lane holds rows g, g + 8 and columns 2q, 2q + 1 of each 16 x 8 tile")
-    w(f"    r = U(cuda.blockIdx.y) * {k(v.bm)} + wrow + lane // {k(4)}")
-    w(f"    q = U(cuda.blockIdx.x) * {k(v.bn)} + wcol + {k(2)} * (lane % {k(4)})")
+    w(f"    r = by * {k(v.bm)} + wrow + lane // {k(4)}")
+    w(f"    q = bx * {k(v.bn)} + wcol + {k(2)} * (lane % {k(4)})")
     for mi in range(mt):
         for ni in range(nt):
             i = (mi * nt + ni) * 4
@@ -300,6 +318,8 @@ def check_shapes(v: Variant, m: int, n: int, k: int):
 
 def launch_config(v: Variant, m: int, n: int):
     """(grid, block) for an M x N product."""
+    if v.group:
+        return ((n // v.bn) * (m // v.bm), 1), v.threads
     return (n // v.bn, m // v.bm), v.threads
 
 
