@@ -140,10 +140,29 @@ class Problem:
         return rec
 
 
+def _time_torch(p, c16):
+    import torch
+
+    ms, per, reps = timed(lambda: torch.matmul(p.a, p.b, out=c16))
+    return {"ms": ms, "per_batch_ms": per, "launches_per_batch": reps, "tflops": p.flop / ms / 1e9}
+
+
+def _best(srec):
+    ok = {n: r for n, r in srec["variants"].items() if r.get("check", {}).get("ok")}
+    if ok:
+        best = max(ok, key=lambda n: ok[n]["tflops"])
+        srec["best"] = {
+            "variant": best,
+            "tflops": ok[best]["tflops"],
+            "fraction_of_torch_fp16": ok[best]["fraction_of_torch_fp16"],
+        }
+
+
 def measure(sizes=(4096, 8192), variants=None, check=CHECK, log=print, partial=None) -> dict:
-    """Check every variant at ``check`` (M, N, K), then time torch fp16 and every correct variant
-    at each size; returns the record benchmarks/sgemm.py stores under ``tensor_core``.
-    ``partial(doc)`` is called after each step (to write what is there so far)."""
+    """Time torch fp16 at each size; then, variant by variant: compile, check at ``check`` (M, N, K),
+    and if right, time it and check it at each size; torch fp16 again at the end. Returns the record
+    benchmarks/sgemm.py stores under ``tensor_core``; ``partial(doc)`` is called after each variant
+    (so a run cut short still leaves every variant it finished)."""
     import numpy as np
     import torch
     from numba import cuda
@@ -157,67 +176,66 @@ def measure(sizes=(4096, 8192), variants=None, check=CHECK, log=print, partial=N
         "mma.sync.m16n8k16 in a CUDA C++ device function linked with LTO) and torch.matmul in fp16 "
         "(cuBLAS, fp16 out) timed in one process with CUDA events after warm-up; every entry of "
         "each C checked against a float64 product of the same inputs on the GPU",
-        "timing": "median over batches of back-to-back launches; ms per launch",
+        "timing": "median over batches of back-to-back launches; ms per launch; fraction_of_torch_fp16 "
+        "uses torch's time measured before the variants",
         "check_rule": "max |C - C64| / (|A||B|) <= K * eps32, entry by entry",
+        "device": torch.cuda.get_device_name(),
+        "compute_capability": list(torch.cuda.get_device_capability()),
         "variants": {},
         "sizes": {},
     }
-    sm = torch.cuda.get_device_capability()
-    doc["device"] = torch.cuda.get_device_name()
-    doc["compute_capability"] = list(sm)
-    p = Problem(*check)
+    small = Problem(*check)
+    probs, outs = {}, {}
+    for size in sizes:
+        p = probs[size] = Problem(size, size, size)
+        c16 = p.a @ p.b
+        doc["sizes"][str(size)] = srec = {"flop": p.flop, "variants": {}}
+        srec["torch_fp16"] = {**_time_torch(p, c16), "check_fp16_out": p.check(c16)}
+        outs[size] = torch.empty((size, size), device="cuda", dtype=torch.float32)
+        log(
+            f"size {size}: torch fp16 {srec['torch_fp16']['ms']:.3f} ms {srec['torch_fp16']['tflops']:.1f} TFLOP/s"
+        )
+    if partial:
+        partial(doc)
     for name in names:
         v = G.VARIANTS[name]
+        word = np.uint32 if v.word == 32 else np.uint64
         rec = {
             "tile": [v.bm, v.bn, v.bk],
             "warp_tile": [v.wm, v.wn],
             "word_bits": v.word,
+            "stages": v.stages,
+            "group": v.group,
             "threads": v.threads,
             "device_function": v.device_function,
         }
         try:
             t0 = time.time()
             kern = G.make_gemm_tc(v)
-            c = torch.full((p.m, p.n), float("nan"), device="cuda", dtype=torch.float32)
-            word = np.uint32 if v.word == 32 else np.uint64
-            ka = cuda.as_cuda_array(p.a).view(word)
-            kb = cuda.as_cuda_array(p.b).view(word)
-            grid, block = G.launch_config(v, p.m, p.n)
-            kern[grid, block](cuda.as_cuda_array(c), ka, kb)
+            c = torch.full((small.m, small.n), float("nan"), device="cuda", dtype=torch.float32)
+            grid, block = G.launch_config(v, small.m, small.n)
+            kern[grid, block](
+                cuda.as_cuda_array(c),
+                cuda.as_cuda_array(small.a).view(word),
+                cuda.as_cuda_array(small.b).view(word),
+            )
             cuda.synchronize()
             rec["compile_and_first_s"] = time.time() - t0
-            rec["check"] = p.check(c)
+            rec["check"] = small.check(c)
             rec.update(compiled_info(kern))
         except Exception as ex:  # noqa: BLE001 - recorded, the other variants still run
             rec["error"] = f"{type(ex).__name__}: {str(ex)[:1500]}"
         doc["variants"][name] = rec
         log(
-            f"{name}: {rec.get('check', rec.get('error'))} regs {rec.get('registers')} "
-            f"local {rec.get('local_bytes')} sass {rec.get('sass')}"
+            f"{name}: {rec.get('check', rec.get('error'))} regs {rec.get('registers')} local {rec.get('local_bytes')} sass {rec.get('sass')}"
         )
-        if partial:
-            partial(doc)
-    p = None
-    good = [n for n in names if doc["variants"][n].get("check", {}).get("ok")]
-    for size in sizes:
-        p = Problem(size, size, size)
-        srec = {"flop": p.flop, "torch_fp16": {}, "variants": {}}
-        c16 = p.a @ p.b
-        ms, per, reps = timed(lambda: torch.matmul(p.a, p.b, out=c16))
-        srec["torch_fp16"] = {
-            "ms": ms,
-            "per_batch_ms": per,
-            "launches_per_batch": reps,
-            "tflops": p.flop / ms / 1e9,
-            "check_fp16_out": p.check(c16),
-        }
-        log(f"size {size}: torch fp16 {ms:.3f} ms {p.flop / ms / 1e9:.1f} TFLOP/s")
-        c = torch.empty((size, size), device="cuda", dtype=torch.float32)
-        cc = cuda.as_cuda_array(c)
-        for name in good:
-            v = G.VARIANTS[name]
-            kern = G.make_gemm_tc(v)
-            word = np.uint32 if v.word == 32 else np.uint64
+        if not rec.get("check", {}).get("ok"):
+            if partial:
+                partial(doc)
+            continue
+        for size in sizes:
+            p, c, srec = probs[size], outs[size], doc["sizes"][str(size)]
+            cc = cuda.as_cuda_array(c)
             ka, kb = cuda.as_cuda_array(p.a).view(word), cuda.as_cuda_array(p.b).view(word)
             grid, block = G.launch_config(v, size, size)
             try:
@@ -237,25 +255,18 @@ def measure(sizes=(4096, 8192), variants=None, check=CHECK, log=print, partial=N
             except Exception as ex:  # noqa: BLE001
                 vr = {"error": f"{type(ex).__name__}: {str(ex)[:800]}"}
             srec["variants"][name] = vr
+            _best(srec)
             log(
                 f"size {size}: {name} {vr.get('ms', 0):.3f} ms {vr.get('tflops', 0):.1f} TFLOP/s "
                 f"{100 * vr.get('fraction_of_torch_fp16', 0):.1f}% of torch fp16, ok={vr.get('check', {}).get('ok')}"
             )
-        ms, per, reps = timed(lambda: torch.matmul(p.a, p.b, out=c16))
-        srec["torch_fp16_after"] = {"ms": ms, "tflops": p.flop / ms / 1e9}
-        timed_ok = {n: r for n, r in srec["variants"].items() if r.get("check", {}).get("ok")}
-        if timed_ok:
-            best = max(timed_ok, key=lambda n: timed_ok[n]["tflops"])
-            srec["best"] = {
-                "variant": best,
-                "tflops": timed_ok[best]["tflops"],
-                "fraction_of_torch_fp16": timed_ok[best]["fraction_of_torch_fp16"],
-            }
-        doc["sizes"][str(size)] = srec
-        p = c = c16 = None  # free the GPU memory before the next size
-        torch.cuda.empty_cache()
         if partial:
             partial(doc)
+    for size in sizes:
+        p = probs[size]
+        doc["sizes"][str(size)]["torch_fp16_after"] = _time_torch(p, p.a @ p.b)
+    if partial:
+        partial(doc)
     return doc
 
 
