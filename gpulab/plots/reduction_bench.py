@@ -40,8 +40,8 @@ def summary(res: dict | None) -> str:
     lines = [
         f"measured on {env.get('gpu')}, {env.get('date_utc') or env.get('when_utc')}",
         f"  {driver}; numba-cuda {env.get('numba_cuda') or env.get('numba-cuda')}",
-        f"  {clock_text(res)}",
     ]
+    lines += textwrap.wrap(clock_text(res), 74, initial_indent="  ", subsequent_indent="    ")
     if env.get("nvidia_smi"):  # one query before the run: the clocks at that moment, not a record
         lines.append("  nvidia-smi before the run (not a clock record):")
         lines += textwrap.wrap(env["nvidia_smi"], 72, initial_indent="    ", subsequent_indent="    ")
