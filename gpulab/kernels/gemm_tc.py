@@ -41,6 +41,7 @@ class Variant:
     word: int = 32  # 32: fp16 pairs as uint32; 64: four halves as uint64
     stages: int = 2  # shared buffers: 2 = one barrier per k-tile; 1 = two (fits 48 KB for big tiles)
     group: int = 0  # > 0: a 1-D grid walked `group` block-rows at a time (neighbours share tiles in L2)
+    carveout: int | None = None  # % of the L1/shared array given to shared memory (None: the driver's choice)
 
     def __post_init__(self):
         if self.stages not in (1, 2):
@@ -71,6 +72,7 @@ class Variant:
             f"{self.bm}x{self.bn}x{self.bk}_w{self.wm}x{self.wn}_u{self.word}"
             + ("_s1" if self.stages == 1 else "")
             + (f"_g{self.group}" if self.group else "")
+            + (f"_c{self.carveout}" if self.carveout is not None else "")
         )
 
     @property
@@ -119,6 +121,7 @@ VARIANTS = {
         Variant(bn=256, wn=64, word=64, stages=1),
         Variant(bm=256, wm=64, wn=64, word=64, stages=1),
         Variant(word=64, group=8),
+        Variant(word=64, carveout=100),
     )
 }
 DEFAULT = Variant(word=64).name
@@ -299,7 +302,8 @@ def make_gemm_tc(v: Variant | str = DEFAULT, jit: bool = True, lineinfo: bool = 
     exec(compile(src, fname, "exec"), scope)
     fn = scope[name]
     if jit:
-        fn = cuda.jit(fn, lto=True, lineinfo=lineinfo)
+        opts = {} if v.carveout is None else {"shared_memory_carveout": v.carveout}
+        fn = cuda.jit(fn, lto=True, lineinfo=lineinfo, **opts)
     fn.variant = v
     _CACHE[key] = fn
     return fn
