@@ -216,7 +216,7 @@ CHAPTER_KERNELS = {
         "q4": "precision.check_native_format_choice",
         "q6": "mma_fragments.check_fragment_load",
     },
-    "hw11_sgemm": {"q1": "sgemm.check_register_blocking"},
+    "hw11_sgemm": {"q1": "sgemm.check_register_blocking", "q2": "sgemm_ladder.check_ladder_reading"},
 }
 
 

@@ -141,3 +141,26 @@ def test_recorded_predictions_are_labelled_and_consistent():
     for name, k in pred["kernels"].items():
         assert k["time_us"] > 0 and k["limiter_key"] in k["bounds_us"], name
         assert k["tflops"] == pytest.approx(flop / k["time_us"] / 1e6), name
+
+
+def test_tensor_core_bar_reads_sgemm_tc_records():
+    """benchmarks/sgemm_tc.py's layout: per size, torch fp16 and the best correct variant; the
+    largest size with a best is the one shown."""
+    tc = {
+        "sizes": {
+            "4096": {
+                "torch_fp16": {"tflops": 600.0},
+                "best": {"variant": "a", "tflops": 120.0, "fraction_of_torch_fp16": 0.2},
+            },
+            "8192": {
+                "torch_fp16": {"tflops": 700.0},
+                "variants": {"b": {"tflops": 210.0, "check": {"ok": True}}},
+                "best": {"variant": "b", "tflops": 210.0, "fraction_of_torch_fp16": 0.3},
+            },
+        }
+    }
+    res = {k: v for k, v in R.items() if k != "tensor_core"}
+    for args in ((dict(res, tensor_core=tc), None), (res, tc)):
+        p = P.tensor_core_point(*args)
+        assert p["key"] == "b" and p["size"] == 8192 and p["pct"] == pytest.approx(30.0) and p["ok"]
+    assert P.tensor_core_point(res, {"sizes": {"4096": {"torch_fp16": {}}}}) is None

@@ -108,11 +108,55 @@ def sgemm_1d(c, a, b):
         c[row0 + ty * 8 + i, col0 + tx] = acc[i]
 """
 
+# q2 (issue 27): the ladder read from the recorded counters. Right numbers, wrong reading: unrolling
+# alone blamed on instruction overhead (its FFMA share rose), uint32's gain on instructions only
+Q2_WRONG_READING = """
+ladder = None
+steps = ("prefetch", "unroll", "unroll_u32")
+ladder = {
+    "ffma_share": {k: ncu[k][FFMA] / 32 / ncu[k][INST] for k in steps},
+    "blocks_per_sm": {"prefetch": 2, "unroll": 1, "unroll_u32": 2},
+    "unroll_alone": "instruction overhead",
+    "uint32_fixed": ["instruction overhead"],
+}
+"""
+# FFMA counted per thread, not per warp instruction: shares above 1 (the public test says so)
+Q2_THREAD_SHARE = """
+ladder = None
+steps = ("prefetch", "unroll", "unroll_u32")
+ladder = {
+    "ffma_share": {k: ncu[k][FFMA] / ncu[k][INST] for k in steps},
+    "blocks_per_sm": {"prefetch": 2, "unroll": 1, "unroll_u32": 2},
+    "unroll_alone": "occupancy",
+    "uint32_fixed": ["occupancy", "instruction overhead"],
+}
+"""
+# correct: typed in by hand from the printed table, a tuple for the factors
+Q2_BY_HAND = """
+ladder = {
+    "ffma_share": {"prefetch": 0.570, "unroll": 0.767, "unroll_u32": 0.843},
+    "blocks_per_sm": {"prefetch": 2, "unroll": 1.0, "unroll_u32": 2},
+    "unroll_alone": "occupancy",
+    "uint32_fixed": ("instruction overhead", "occupancy"),
+}
+"""
+
 SUBMISSIONS = {
     "plain_shared_tiles": {"replace": {"def sgemm_1d": PLAIN_SHARED_TILES}, "scores": {"q1": 1}},
     "a_from_global_memory": {"replace": {"def sgemm_1d": A_FROM_GLOBAL}, "scores": {"q1": 1}},
     "transposed_a_staging": {"replace": {"def sgemm_1d": TRANSPOSED_A}, "scores": {"q1": 1}},
     "hard_coded_k": {"replace": {"def sgemm_1d": HARD_CODED_K}, "scores": {"q1": 1}},
+    # graded in hard_coded_k's notebook (another question)
+    "q2_wrong_reading": {
+        "group": "hard_coded_k",
+        "replace": {"ladder = None": Q2_WRONG_READING},
+        "scores": {"q2": 1},
+    },
+    "q2_share_per_thread": {
+        "group": "a_from_global_memory",
+        "replace": {"ladder = None": Q2_THREAD_SHARE},
+        "scores": {"q2": 0},
+    },
     # the simulator reports the race in the public test too
     "missing_second_barrier": {"replace": {"def sgemm_1d": NO_SECOND_BARRIER}, "scores": {"q1": 0}},
     "tamper_block_k": {
@@ -122,4 +166,5 @@ SUBMISSIONS = {
         "message": "gpulab.checks.sgemm.BK was replaced",
     },
     "correct_styles": {"group": "chaos", "replace": {"def sgemm_1d": STYLE_SGEMM}, "kernelspec": "gpulab"},
+    "q2_by_hand": {"group": "chaos", "replace": {"ladder = None": Q2_BY_HAND}},
 }

@@ -14,6 +14,7 @@ import json
 import math
 from pathlib import Path
 
+from gpulab.checks.answers import as_number, as_whole
 from gpulab.checks.result import CheckResult, untouched
 
 __all__ = ["check_ladder_reading", "ladder_facts", "STEPS", "FACTORS", "SHARE_TOLERANCE"]
@@ -81,7 +82,8 @@ def ladder_facts(res: dict | None = None) -> dict:
 
 
 def _number(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    x = as_number(v)
+    return x is not None and math.isfinite(x)
 
 
 def _form(ladder) -> str | None:
@@ -97,9 +99,9 @@ def _form(ladder) -> str | None:
             return f"ladder[{key!r}] must be a dict with exactly the keys {list(STEPS)}"
         if not all(_number(v) for v in d.values()):
             return f"ladder[{key!r}] must hold numbers, got {d!r}"
-    if not all(0 < v <= 1 for v in ladder["ffma_share"].values()):
+    if not all(0 < as_number(v) <= 1 for v in ladder["ffma_share"].values()):
         return "ffma_share is a fraction of the issued instructions, between 0 and 1"
-    if not all(float(v).is_integer() and v >= 0 for v in ladder["blocks_per_sm"].values()):
+    if not all(as_whole(v) is not None and as_whole(v) >= 0 for v in ladder["blocks_per_sm"].values()):
         return "blocks_per_sm counts whole blocks"
     if not isinstance(ladder["unroll_alone"], str) or ladder["unroll_alone"] not in FACTORS:
         return f"ladder['unroll_alone'] must be one of {list(FACTORS)}, got {ladder['unroll_alone']!r}"
@@ -121,7 +123,7 @@ def check_ladder_reading(ladder, res: dict | None = None) -> CheckResult:
     facts = ladder_facts(res)
     per = facts["steps"]
     for s in STEPS:
-        got, want = float(ladder["ffma_share"][s]), per[s]["ffma_share"]
+        got, want = as_number(ladder["ffma_share"][s]), per[s]["ffma_share"]
         if abs(got - want) > SHARE_TOLERANCE:
             return CheckResult(
                 False,
@@ -129,7 +131,7 @@ def check_ladder_reading(ladder, res: dict | None = None) -> CheckResult:
                 "instructions are the thread-level FFMA count / 32, over smsp__inst_executed.sum",
             )
     for s in STEPS:
-        got, want = int(ladder["blocks_per_sm"][s]), per[s]["blocks_per_sm"]
+        got, want = as_whole(ladder["blocks_per_sm"][s]), per[s]["blocks_per_sm"]
         if got != want:
             return CheckResult(
                 False,
@@ -137,13 +139,14 @@ def check_ladder_reading(ladder, res: dict | None = None) -> CheckResult:
                 "blocks (chapter 4: registers are allocated per warp, 65,536 per SM)",
             )
     worse = facts["worse"]
-    if {ladder["unroll_alone"]} != worse:
+    alone = str.__str__(ladder["unroll_alone"])  # a plain str, whatever a subclass's __eq__ says
+    if {alone} != worse:
         return CheckResult(
             False,
-            f"unrolling alone did not slow the kernel through {ladder['unroll_alone']!r}: compare "
+            f"unrolling alone did not slow the kernel through {alone!r}: compare "
             "the two steps' FFMA share, blocks per SM and conflicts. Which one got worse?",
         )
-    fixed = set(ladder["uint32_fixed"])
+    fixed = {str.__str__(f) for f in ladder["uint32_fixed"]}
     if fixed != facts["improved"]:
         extra, lacking = fixed - facts["improved"], facts["improved"] - fixed
         what = []

@@ -70,11 +70,39 @@ def _library_gflops(rec: dict) -> float | None:
     return g / f if f and g else None
 
 
+def _from_sizes(rec: dict) -> dict | None:
+    """benchmarks/sgemm_tc.py's record: per size (``rec["sizes"][str(n)]``) torch fp16 and each
+    variant timed, ``best`` the fastest correct one; the largest size with a best is shown."""
+    sizes = rec.get("sizes")
+    if not isinstance(sizes, dict):
+        return None
+    done = [(int(n), s) for n, s in sizes.items() if isinstance(s, dict) and s.get("best")]
+    if not done:
+        return None
+    n, s = max(done, key=lambda x: x[0])
+    b = s["best"]
+    lib = (s.get("torch_fp16") or {}).get("tflops")
+    ok = ((s.get("variants") or {}).get(b["variant"]) or {}).get("check", {}).get("ok")
+    return {
+        "key": b["variant"],
+        "label": TC_LABEL,
+        "tflops": float(b["tflops"]),
+        "pct": 100 * float(b["fraction_of_torch_fp16"]),
+        "library": "torch fp16",
+        "library_tflops": lib,
+        "size": n,
+        "ok": ok,
+    }
+
+
 def tensor_core_point(res: dict | None, tc_res: dict | None = None) -> dict | None:
     """The tensor-core kernel's bar: {"label", "tflops", "pct", "library", "size", "ok"} from
     ``res["tensor_core"]`` (benchmarks/sgemm.py) or ``tc_res`` (sgemm_tc.json); None when no run
     recorded one (or it recorded no rate against torch fp16)."""
     for rec in ((res or {}).get("tensor_core"), tc_res):
+        sized = _from_sizes(rec) if isinstance(rec, dict) else None
+        if sized:
+            return sized
         best = _best_tc(rec) if rec else None
         if best is None:
             continue
