@@ -42,6 +42,7 @@ class Variant:
     stages: int = 2  # shared buffers: 2 = one barrier per k-tile; 1 = two (fits 48 KB for big tiles)
     group: int = 0  # > 0: a 1-D grid walked `group` block-rows at a time (neighbours share tiles in L2)
     carveout: int | None = None  # % of the L1/shared array given to shared memory (None: the driver's choice)
+    lto: bool = True  # False: linked as PTX, the call stays a call and acc lives in local memory
 
     def __post_init__(self):
         if self.stages not in (1, 2):
@@ -73,6 +74,7 @@ class Variant:
             + ("_s1" if self.stages == 1 else "")
             + (f"_g{self.group}" if self.group else "")
             + (f"_c{self.carveout}" if self.carveout is not None else "")
+            + ("" if self.lto else "_nolto")
         )
 
     @property
@@ -122,6 +124,7 @@ VARIANTS = {
         Variant(bm=256, wm=64, wn=64, word=64, stages=1),
         Variant(word=64, group=8),
         Variant(word=64, carveout=100),
+        Variant(word=64, lto=False),  # the lesson: without LTO the accumulators go through local memory
     )
 }
 DEFAULT = Variant(word=64).name
@@ -303,7 +306,7 @@ def make_gemm_tc(v: Variant | str = DEFAULT, jit: bool = True, lineinfo: bool = 
     fn = scope[name]
     if jit:
         opts = {} if v.carveout is None else {"shared_memory_carveout": v.carveout}
-        fn = cuda.jit(fn, lto=True, lineinfo=lineinfo, **opts)
+        fn = cuda.jit(fn, lto=v.lto, lineinfo=lineinfo, **opts)
     fn.variant = v
     _CACHE[key] = fn
     return fn
@@ -383,6 +386,8 @@ def linked_sass(v: Variant | str = DEFAULT, arch: str = "sm_90") -> dict:
     from gpulab.perf import sass as S
 
     v = VARIANTS[v] if isinstance(v, str) else v
+    if not v.lto:
+        raise ValueError(f"{v.name} is linked without LTO on the GPU; linked_sass links with LTO")
     try:
         ptxas, nvdisasm = S.tools()
         from cuda.core import Linker, LinkerOptions, ObjectCode
