@@ -114,3 +114,36 @@ def test_first_page_links_every_other_page():
     text = ap.markdown(ap.FIRST)
     for page in PAGES[1:]:
         assert "{doc}`" + page.split("/", 1)[1] + "`" in text, page
+
+
+def test_appendix_objects_are_numbered_a1_a2_in_reading_order():
+    """book/_ext/book_appendix.py: figures and tables of the appendix's pages count A.1, A.2, ...
+    per kind across its pages in toc order (Sphinx's running count had them as Table 2...)."""
+    import sys
+    from types import SimpleNamespace
+
+    sys.path.insert(0, str(ap.ROOT / "book" / "_ext"))
+    import book_appendix
+
+    env = SimpleNamespace(
+        found_docs={"book/intro", ap.FIRST, "book/p1", "book/p2", "book/glossary"},
+        toctree_includes={ap.FIRST: ["book/p1", "book/p2"]},
+        toc_fignumbers={
+            "book/intro": {"table": {"t0": (1,)}},
+            ap.FIRST: {"table": {"t2": (3,), "t1": (2,)}},
+            "book/p1": {"figure": {"f1": (1,), "f2": (2,)}, "table": {"t3": (4,)}},
+            "book/p2": {"figure": {"f3": (3,)}},
+        },
+    )
+    docs = book_appendix.appendix_docs(env)
+    assert docs == [ap.FIRST, "book/p1", "book/p2"]
+    assert book_appendix.renumber(env, docs) == [ap.FIRST, "book/p1", "book/p2"]
+    n = env.toc_fignumbers
+    assert n[ap.FIRST]["table"] == {"t1": ("A", 1), "t2": ("A", 2)} and n["book/p1"]["table"] == {
+        "t3": ("A", 3)
+    }
+    assert n["book/p1"]["figure"] == {"f1": ("A", 1), "f2": ("A", 2)} and n["book/p2"]["figure"] == {
+        "f3": ("A", 3)
+    }
+    assert n["book/intro"]["table"] == {"t0": (1,)}  # pages outside the appendix keep Sphinx's numbers
+    assert book_appendix.renumber(env, docs) == []  # a second pass changes nothing

@@ -11,7 +11,8 @@ CSS (static/gpulab_book.css), and myst-nb's hidden-cell node renders in the sing
 that the PDF is printed from (book/_ext/make_pdf.py).
 
 Also (issue 25): every figure links to its full-size image, and the build writes all notebooks
-into one archive (book_download.py).
+into one archive (book_download.py); the appendix's figures and tables are numbered A.1, A.2, ...
+(book_appendix.py).
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def _ancestors(node):
 
 
 def setup(app):
+    import book_appendix
     import book_download
     import book_math
     import book_solutions
@@ -114,4 +116,5 @@ def setup(app):
     book_widgets.setup(app)
     book_math.setup(app)
     book_download.setup(app)
+    book_appendix.setup(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
