@@ -153,8 +153,10 @@ def test_gpus_carry_sources_and_a100_t4_are_not_validated():
 def test_calibrated_constants_match_the_recorded_fit():
     res = json.loads((ROOT / "gpulab/data/results/perf_model.json").read_text())
     cal = res["calibration"]
+    train = json.loads((ROOT / "gpulab/data/results/perf_train.json").read_text())
+    refit = {**train["fixed"], **train["params"]}  # refitted after blind round 3 (perf_train.py)
     for k, v in cal["params"].items():
-        assert getattr(H200, k) == pytest.approx(v, rel=1e-3), k
+        assert getattr(H200, k) == pytest.approx(refit.get(k, v), rel=1e-3), k
     assert W.WEIGHTS == pytest.approx(cal["weights"])
     from gpulab.perf import engine as P
 

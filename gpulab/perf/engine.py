@@ -108,6 +108,13 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
         c.atomic_hot = [(float(per_addr[k]), bool(is_f[k])) for k in hot]
         chunks = np.concatenate([ch + names[n] * KEY for n, ch in rec.atomic_chunks])
         c.atomic_chunk_requests = float(np.unique(chunks, return_counts=True)[1].max()) * scale
+        sec = np.concatenate([se + names[n] * KEY for n, se, _, _ in rec.atomic_sector_ops])
+        sw = np.concatenate([o for _, _, o, _ in rec.atomic_sector_ops])
+        sf = np.concatenate([np.full(len(o), f) for _, _, o, f in rec.atomic_sector_ops])
+        _, sinv = np.unique(sec, return_inverse=True)
+        per_sec = np.bincount(sinv, weights=sw) * scale
+        sec_f = np.bincount(sinv, weights=sf) > 0
+        c.atomic_sector_hot = [(float(per_sec[k]), bool(sec_f[k])) for k in np.argsort(per_sec)[-8:]]
     for ln, inst in rec.math_inst.items():
         if ln in lines:
             lines[ln][model.MATH_INST] = inst * scale
@@ -156,6 +163,14 @@ def _merge(a, b):
         [((pa + pb) / 2, fa or fb) for (pa, fa), (pb, fb) in zip(sorted(a.atomic_hot), sorted(b.atomic_hot))]
         or a.atomic_hot
         or b.atomic_hot
+    )
+    c.atomic_sector_hot = (
+        [
+            ((pa + pb) / 2, fa or fb)
+            for (pa, fa), (pb, fb) in zip(sorted(a.atomic_sector_hot), sorted(b.atomic_sector_hot))
+        ]
+        or a.atomic_sector_hot
+        or b.atomic_sector_hot
     )
     c.l1_lines = (a.l1_lines + b.l1_lines) / 2
     fa, fb = a.extra["foot_ld"], b.extra["foot_ld"]

@@ -38,6 +38,9 @@ LIMITERS = {
 
 
 MEMORY_STAGES = ("dram", "l2", "l1")
+# issue slots and the pipes they feed are one scheduler's work seen two ways: a busy pipe is
+# busy because the scheduler issued to it, so the two overlap fully and count once (their max)
+COMPUTE_STAGES = ("issue", "pipe", "fp64")
 WARPS_TOUCHING = "warps executing the line"  # per-line key: warps with >= 1 execution
 MATH_INST = "math library warp instructions"  # per-line key: what its math calls cost
 F64_SHARE = "share of arithmetic in float64"  # per-line key: numba computes it in double
@@ -65,6 +68,7 @@ class Counts:
     atomic_sectors: float = 0.0  # (warp instruction, 32-byte sector) pairs
     atomic_hot: list = field(default_factory=list)  # busiest addresses: (L2 operations, float?)
     atomic_chunk_requests: float = 0.0  # (warp, sector) requests to the busiest 2 KB chunk
+    atomic_sector_hot: list = field(default_factory=list)  # busiest sectors: (updates, float?)
     l1_lines: float = 0.0  # (warp instruction, 128-byte line) pairs, global
     shared_atomic_steps: float = 0.0
     static_shared: int = 0
@@ -245,7 +249,16 @@ def bounds(counts, gpu, weights=None):
     )
     t["l2"] = l2_bytes / gpu.l2_bytes_per_s
     lines = counts.l1_lines or (req + sec / 4)
-    t["l1"] = lines / (active_sms * clk * gpu.l1_wavefronts_per_sm_cycle)
+    # L1: a tag lookup (wavefront) per 128-byte line a warp instruction touches; every stored
+    # 32-byte sector and every sector filled from L2 holds the L1's data path for more cycles
+    # (a scattered store writes a sector per lane: transpose_naive, scatter_random)
+    st_sec = m.get(M.GLOBAL_SECTORS["st"], 0)
+    l1_cycles = (
+        lines
+        + gpu.store_sector_cycles * st_sec
+        + gpu.l1_fill_sector_cycles * counts.l2_read_bytes / M.SECTOR_BYTES
+    )
+    t["l1"] = l1_cycles / (active_sms * clk * gpu.l1_wavefronts_per_sm_cycle)
     t["shared"] = (wf_sh + counts.shared_atomic_steps * gpu.shared_atomic_cycles) / (
         active_sms * clk * gpu.shared_wavefronts_per_sm_cycle
     )
@@ -270,10 +283,20 @@ def bounds(counts, gpu, weights=None):
         (ops * (gpu.atomic_float_op_s if flt else gpu.atomic_int_op_s) for ops, flt in counts.atomic_hot),
         default=0.0,
     )
+    # one sector's atomic unit applies a warp's update of each of its addresses in turn (16 int
+    # bins in 2 sectors, 4 M lanes: 777 us on the H200, where the busiest bin alone gives 195 us)
+    sector = max(
+        (
+            n * (gpu.atomic_float_op_s if flt else gpu.atomic_int_op_s)
+            for n, flt in getattr(counts, "atomic_sector_hot", ())
+        ),
+        default=0.0,
+    )
     t["atomics"] = max(
         counts.atomic_sectors / gpu.atomics_per_s,
         busiest,
         counts.atomic_chunk_requests * gpu.atomic_request_s,
+        sector,
     )
     # Little's law: one warp's chain of waits, times the waves of resident warps
     ld_sec = m.get(M.GLOBAL_SECTORS["ld"], 0) * M.SECTOR_BYTES
@@ -292,8 +315,12 @@ def bounds(counts, gpu, weights=None):
         if dyn is not None and c.get(M.INST_EXECUTED):  # the compiled line's instructions
             om = per_line_inst.get(ln, 0.0) / c[M.INST_EXECUTED]
         one = om * gpu.alu_latency_cycles / clk
-        # loads of an unrolled loop are scheduled ahead of their uses: one wait per loop
+        # loads of an unrolled loop are scheduled ahead of their uses: one wait per unrolled
+        # group of iterations (the compiled code says how far ptxas unrolled a runtime loop)
         unroll = info.unroll_trip if info is not None else 1
+        hdr = getattr(info, "loop_header", None)
+        if dyn is not None and hdr in dyn.unroll:
+            unroll = max(unroll, max(dyn.unroll[hdr]))
         if c.get(M.GLOBAL_REQUESTS["ld"], 0):
             # the loads of one statement are in flight together: a warp waits once per chain
             # of dependent loads (x[idx[i]] is a chain of two), not once per load
@@ -344,8 +371,10 @@ def combine(t: dict, gpu) -> float:
     # DRAM, L2 and L1 move the same bytes one after another, as a pipeline: the slowest stage
     # is the memory system's time; the soft maximum is taken across kinds of work
     mem = max(t.get(k, 0.0) for k in MEMORY_STAGES)
+    comp = max(t.get(k, 0.0) for k in COMPUTE_STAGES)
+    staged = MEMORY_STAGES + COMPUTE_STAGES
     vals = np.array(
-        [v for k, v in t.items() if v > 0 and k not in MEMORY_STAGES] + ([mem] if mem > 0 else [])
+        [v for k, v in t.items() if v > 0 and k not in staged] + [x for x in (mem, comp) if x > 0]
     )
     if not len(vals):
         return gpu.launch_s

@@ -85,6 +85,7 @@ class Recorder:
         self.aggregated_lines = aggregated_lines  # lines whose integer atomics a warp combines
         self.global_atomics = []  # (array name, elements, L2 operations on each, float?)
         self.atomic_chunks = []  # (array name, ATOMIC_CHUNK of each (warp, sector) request)
+        self.atomic_sector_ops = []  # (array name, sector of each (warp, element), updates, float?)
         self.atomic_sectors = 0  # (warp instruction, 32-byte sector) pairs
         self.math_inst = {}  # line -> warp instructions of math-library calls
         self.arith = {}  # line -> warp-level arithmetic operations executed
@@ -140,6 +141,16 @@ class Recorder:
             requests = np.unique((pairs // KEY) * KEY + (pairs % KEY) * a._data.itemsize // SECTOR)
             self.atomic_sectors += len(requests)
             self.atomic_chunks.append((a.name, (requests % KEY) * SECTOR // ATOMIC_CHUNK))
+            # one sector's atomic unit applies a warp's update of each address in turn: integer
+            # lanes on one address of one warp as one update, float lanes one by one
+            self.atomic_sector_ops.append(
+                (
+                    a.name,
+                    (pairs % KEY) * a._data.itemsize // SECTOR,
+                    lanes_on.astype(float) if flt else np.ones(len(pairs)),
+                    flt,
+                )
+            )
         else:
             warp = a.ctx.layout.warp_of[lanes]
             _, counts = np.unique(warp * KEY + flat, return_counts=True)

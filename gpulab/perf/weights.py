@@ -95,6 +95,7 @@ class LineInfo:
         self.dep_factor = 1.0
         self.unroll_trip = 1  # > 1 inside a loop the compiler unrolls
         self.load_depth = 1  # loads that wait for one another (x[idx[i]]: 2); 0 without any
+        self.loop_header = None  # header line of the innermost loop holding this line
 
     def omega(self, weights=None):
         """SASS instructions per execution of this line from its source alone (memory
@@ -268,7 +269,7 @@ def analyse(filename: str, glb: dict | None = None) -> dict:
         return {}
     infos = {}
 
-    def visit_body(body, unrolled=0):
+    def visit_body(body, unrolled=0, header=None):
         for stmt in body:
             f, barrier = _features(stmt)
             if unrolled:
@@ -283,13 +284,15 @@ def analyse(filename: str, glb: dict | None = None) -> dict:
                 infos[stmt.lineno] = LineInfo(stmt.lineno, f, body_line, barrier)
                 infos[stmt.lineno].unroll_trip = max(unrolled, 1)
                 infos[stmt.lineno].load_depth = _load_depth(stmt)
+                infos[stmt.lineno].loop_header = header
             inner = unrolled
             if isinstance(stmt, ast.For) and _unrolled(stmt, glb):
                 inner = max(unrolled, _trip(stmt, glb))
             for field in ("body", "orelse"):
                 sub = getattr(stmt, field, None)
                 if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
-                    visit_body(sub, inner)
+                    loop = isinstance(stmt, (ast.For, ast.While)) and field == "body"
+                    visit_body(sub, inner, stmt.lineno if loop else header)
 
     visit_body(tree.body)
     return infos
