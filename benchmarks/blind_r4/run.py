@@ -93,8 +93,8 @@ def predict_main(only=None):
     res["predicted"] = {
         "command": "python benchmarks/blind_r4/run.py predict",
         "model_commit": _git("rev-parse", "HEAD"),
-        "model_files_commit": _git("log", "-1", "--format=%H", "--", "gpulab/perf"),
-        "working_tree": _git("status", "--porcelain", "--", "gpulab/perf") or "clean",
+        "model_files_commit": _git("log", "-1", "--format=%H", "--", ":/gpulab/perf"),
+        "working_tree": _git("status", "--porcelain", "--", ":/gpulab/perf") or "clean",
         "sass": "ptxas/nvdisasm used" if ok else f"no SASS: {why}",
         "cpu": f"{os.cpu_count()} cores (shared); load average {load[0]:.1f} at the end",
         "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
