@@ -48,6 +48,21 @@ NCU_METRICS = [
 ] + [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALLS]
 SASS_OPS = ("HMMA", "LDSM", "LDG", "STS", "LDS", "BAR", "LDL", "STL", "STG")
 CHECK = (256, 256, 512)  # M, N, K of the first correctness check
+# what a default run times, in this order (gpulab.kernels.gemm_tc.VARIANTS has a few more)
+RECORDED = [
+    "128x128x32_w64x32_u64",  # the suggested shape, padded shared rows
+    "128x128x32_w64x32_u64_swz",  # + swizzled shared rows instead of padding
+    "128x256x32_w64x64_u64_swz",  # + 128 x 256 block tile, 64 x 64 warp tile (two stages fit 48 KB)
+    "128x256x32_w64x64_u64_s1_swz",
+    "128x128x32_w64x64_u64_swz",
+    "128x128x32_w64x32_u64_g8_swz",
+    "128x256x32_w64x64_u64_s1",
+    "128x128x32_w64x64_u64",
+    "128x128x32_w64x32_u64_g8",
+    "256x128x32_w64x64_u64_s1",
+    "128x128x32_w64x32_u32",  # 2 halves per load instead of 4
+    "128x128x32_w64x32_u64_nolto",  # linked without LTO: accumulators in local memory
+]
 
 
 def timed(fn, target_ms=60.0, repeats=5):
@@ -169,7 +184,7 @@ def measure(sizes=(4096, 8192), variants=None, check=CHECK, log=print, partial=N
 
     from gpulab.kernels import gemm_tc as G
 
-    names = list(variants or G.VARIANTS)
+    names = list(variants or RECORDED)
     doc = {
         "what": "C (fp32) = A B, A and B fp16 row-major (M x K, K x N), M = N = K = size; the numba "
         "kernel gpulab.kernels.gemm_tc (tiles staged in shared memory by numba, ldmatrix + "

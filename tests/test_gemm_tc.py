@@ -43,15 +43,22 @@ def _warp_mma_ktile(v, calls):
     accs = [c[0][0] for c in sorted(calls, key=lambda c: int(c[5]))]
     lanes = np.arange(32)
     mt, nt = v.wm // 16, v.wn // 8
+    a_row = (wrow + (lanes & 15)) * v.lda
+    b_row = (((lanes >> 3) & 1) * 8 + (lanes & 7)) * v.ldb
+    a_key = (lanes >> 1) & 3 if v.bk == 32 else lanes & 7  # swizzle keys of the lanes' rows
+    b_key = lanes & 7
     for kk in range(0, v.bk, 16):
         a = []
+        ca = kk // 8 + (lanes >> 4)
+        a_col = 8 * (ca ^ a_key if v.swizzle else ca)
         for mi in range(mt):
-            addrs = sa_off + (wrow + (lanes & 15)) * v.lda + (lanes >> 4) * 8 + mi * 16 * v.lda + kk
+            addrs = sa_off + a_row + mi * 16 * v.lda + a_col
             a.append(_ldmatrix_x4(sah, addrs, trans=False).reshape(32, 8))  # a0..a7
         b = [None] * nt
         for nj in range(0, nt, 2):
-            addrs = sb_off + (((lanes >> 3) & 1) * 8 + (lanes & 7)) * v.ldb + wcol + (lanes >> 4) * 8
-            r = _ldmatrix_x4(sbh, addrs + kk * v.ldb + nj * 8, trans=True)
+            cb = (wcol >> 3) + nj + (lanes >> 4)
+            addrs = sb_off + b_row + kk * v.ldb + 8 * (cb ^ b_key if v.swizzle else cb)
+            r = _ldmatrix_x4(sbh, addrs, trans=True)
             b[nj], b[nj + 1] = r[:, 0:2].reshape(32, 4), r[:, 2:4].reshape(32, 4)
         for mi in range(mt):
             for ni in range(nt):
@@ -169,6 +176,15 @@ def test_emulation_notices_a_wrong_kernel(monkeypatch):
     assert not _close(run_emulated(v, a, b), a, b)
 
 
+def test_emulation_notices_a_store_that_forgets_the_swizzle(monkeypatch):
+    v = G.VARIANTS["128x128x32_w64x32_u64_swz"]
+    a, b = _inputs(v.bm, v.bn, v.bk)
+    assert _close(run_emulated(v, a, b), a, b)
+    real = G.gemm_tc_source
+    monkeypatch.setattr(G, "gemm_tc_source", lambda v_: real(v_).replace("^ (br & U(7))", "^ U(0)"))
+    assert not _close(run_emulated(v, a, b), a, b)
+
+
 def test_source_has_one_mma_call_per_k_tile_and_no_negative_index_types():
     for v in G.VARIANTS.values():
         src = G.gemm_tc_source(v)
@@ -179,6 +195,18 @@ def test_source_has_one_mma_call_per_k_tile_and_no_negative_index_types():
         assert sorted(int(x[2]) for x in stores) == list(range(v.wm * v.wn // 32))  # each accumulator once
         assert len({(x[0], x[1]) for x in stores}) == len(stores)  # each to its own place
         assert "t = U(cuda.threadIdx.x)" in src
+
+
+def test_benchmark_records_known_variants():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "sgemm_tc", Path(__file__).parents[1] / "benchmarks" / "sgemm_tc.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert set(mod.RECORDED) <= set(G.VARIANTS) and G.DEFAULT in mod.RECORDED
 
 
 def test_variant_contract_errors():

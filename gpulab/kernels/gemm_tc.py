@@ -43,8 +43,11 @@ class Variant:
     group: int = 0  # > 0: a 1-D grid walked `group` block-rows at a time (neighbours share tiles in L2)
     carveout: int | None = None  # % of the L1/shared array given to shared memory (None: the driver's choice)
     lto: bool = True  # False: linked as PTX, the call stays a call and acc lives in local memory
+    swizzle: bool = False  # True: unpadded shared rows, 16-byte chunks XOR-permuted (gemm_tc.cu, SWZ)
 
     def __post_init__(self):
+        if self.swizzle and (self.bk not in (32, 64) or self.bn % 64):
+            raise ValueError("swizzle needs bk 32 or 64 and bn a multiple of 64")
         if self.stages not in (1, 2):
             raise ValueError(f"stages must be 1 or 2, got {self.stages}")
         if self.shared_bytes > 48 * 1024:
@@ -67,6 +70,13 @@ class Variant:
                     f"{t} threads cannot copy the {rows}x{cols} {what} tile in {self.word}-bit words"
                 )
 
+        if self.swizzle:
+            ra, rb = self.threads // (self.bk // self.halves), self.threads // (self.bn // self.halves)
+            if ra % 8 or (rb % 8 and 8 % rb):
+                raise ValueError(
+                    f"swizzle: the copy's row passes ({ra} for A, {rb} for B) do not keep the key"
+                )
+
     @property
     def name(self):
         return (
@@ -75,6 +85,7 @@ class Variant:
             + (f"_g{self.group}" if self.group else "")
             + (f"_c{self.carveout}" if self.carveout is not None else "")
             + ("" if self.lto else "_nolto")
+            + ("_swz" if self.swizzle else "")
         )
 
     @property
@@ -93,12 +104,12 @@ class Variant:
     @property
     def lda(self):
         """Row stride of the shared A tile, in halves (bk + PAD)."""
-        return self.bk + PAD
+        return self.bk if self.swizzle else self.bk + PAD
 
     @property
     def ldb(self):
         """Row stride of the shared B tile, in halves (bn + PAD)."""
-        return self.bn + PAD
+        return self.bn if self.swizzle else self.bn + PAD
 
     @property
     def shared_bytes(self):
@@ -108,7 +119,9 @@ class Variant:
     @property
     def device_function(self):
         """The extern "C" instance of warp_mma_ktile this variant calls."""
-        return f"tc_ktile_{self.wm}x{self.wn}_k{self.bk}_{self.lda}_{self.ldb}"
+        return f"tc_ktile_{self.wm}x{self.wn}_k{self.bk}_{self.lda}_{self.ldb}" + (
+            "_swz" if self.swizzle else ""
+        )
 
 
 #: the variants benchmarks/sgemm_tc.py times (the first is the suggested shape)
@@ -125,6 +138,11 @@ VARIANTS = {
         Variant(word=64, group=8),
         Variant(word=64, carveout=100),
         Variant(word=64, lto=False),  # the lesson: without LTO the accumulators go through local memory
+        Variant(word=64, swizzle=True),
+        Variant(word=64, swizzle=True, group=8),
+        Variant(wn=64, word=64, swizzle=True),
+        Variant(bn=256, wn=64, word=64, stages=1, swizzle=True),
+        Variant(bn=256, wn=64, word=64, swizzle=True),  # two stages fit 48 KB without padding
     )
 }
 DEFAULT = Variant(word=64).name
@@ -134,7 +152,8 @@ def cu_source(v: Variant) -> str:
     """gemm_tc.cu plus the one extern "C" instance ``v`` links against."""
     with open(CU_FILE) as f:
         src = f.read()
-    return src + f"\nTC_INSTANCE({v.device_function}, {v.wm}, {v.wn}, {v.bk}, {v.lda}, {v.ldb})\n"
+    swz = "true" if v.swizzle else "false"
+    return src + f"\nTC_INSTANCE({v.device_function}, {v.wm}, {v.wn}, {v.bk}, {v.lda}, {v.ldb}, {swz})\n"
 
 
 def gemm_tc_source(v: Variant) -> str:
@@ -186,8 +205,15 @@ def gemm_tc_source(v: Variant) -> str:
     w(f"    ac = t % {k(wa)}  # ... at word ac of the k-tile")
     w(f"    br = t // {k(wb)}  # and rows br + {rb} p of the B tile")
     w(f"    bc = bx * {k(wb)} + t % {k(wb)}  # ... at word bc")
-    w(f"    sta = (t // {k(wa)}) * {k(lda_w)} + ac  # where they go in shared memory")
-    w(f"    stb = br * {k(ldb_w)} + t % {k(wb)}")
+    if not v.swizzle:
+        w(f"    sta = (t // {k(wa)}) * {k(lda_w)} + ac  # where they go in shared memory")
+        w(f"    stb = br * {k(ldb_w)} + t % {k(wb)}")
+    else:  # 16-byte chunk c of row r goes to chunk c ^ key(r) (gemm_tc.cu explains the key)
+        wpc = 16 * 8 // v.word  # words per 16-byte chunk
+        akey = f"((t // {k(wa)}) >> {k(1)}) & {k(3)}" if v.bk == 32 else f"(t // {k(wa)}) & {k(7)}"
+        w(f"    sta = (t // {k(wa)}) * {k(lda_w)} + ((ac // {k(wpc)}) ^ ({akey})) * {k(wpc)} + ac % {k(wpc)}")
+        w(f"    cb = ((t % {k(wb)}) // {k(wpc)}) ^ (br & {k(7)})  # swizzled chunk of the B row")
+        w(f"    stb = br * {k(ldb_w)} + cb * {k(wpc)} + t % {k(wpc)}")
     w(f"    nk = U(a.shape[1]) // {k(wa)}  # k-tiles")
     w("    z = float32(0.0)")
     for i in range(0, mt * nt * 4, 8):  # written out: a loop would index acc at run time (local memory)
@@ -207,7 +233,14 @@ def gemm_tc_source(v: Variant) -> str:
     for p in range(pa):
         w(f"        sa[s * {k(sa_stage)} + sta + {k(p * ra * lda_w)}] = xa{p}")
     for p in range(pb):
-        w(f"        sb[s * {k(sb_stage)} + stb + {k(p * rb * ldb_w)}] = xb{p}")
+        delta = (p * rb) % 8 if v.swizzle else 0  # key(br + p rb) = key(br) ^ delta
+        if delta:
+            w(
+                f"        sb[s * {k(sb_stage)} + (br + {k(p * rb)}) * {k(ldb_w)} + (cb ^ {k(delta)}) * {k(wpc)}"
+                f" + t % {k(wpc)}] = xb{p}"
+            )
+        else:
+            w(f"        sb[s * {k(sb_stage)} + stb + {k(p * rb * ldb_w)}] = xb{p}")
     w("        cuda.syncthreads()")
     w(f"        if kt + {k(1)} < nk:  # tile k+1: global -> registers, in flight during the MMAs below")
     w(f"            ka = (kt + {k(1)}) * {k(wa)} + ac")
