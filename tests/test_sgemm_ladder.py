@@ -164,3 +164,32 @@ def test_tensor_core_bar_reads_sgemm_tc_records():
         p = P.tensor_core_point(*args)
         assert p["key"] == "b" and p["size"] == 8192 and p["pct"] == pytest.approx(30.0) and p["ok"]
     assert P.tensor_core_point(res, {"sizes": {"4096": {"torch_fp16": {}}}}) is None
+
+
+def test_limiter_rule_on_the_recorded_counters():
+    """The rule names what the chapter's text says of steps 4 to 9."""
+    nc = R["ncu"]["kernels"]
+    assert P.limiter(nc["reg2d"]).startswith("occupancy")
+    assert P.limiter(nc["unroll"]).startswith("occupancy")
+    for k in ("vec", "prefetch"):
+        assert P.limiter(nc[k]).startswith("issue:") and "only" in P.limiter(nc[k])
+    for k in ("unroll_u32", "warptile"):
+        assert P.limiter(nc[k]).startswith("issue and FMA pipe")
+
+
+def test_limiter_rule_order_and_fallback():
+    base = dict(R["ncu"]["kernels"]["prefetch"])
+    shared_bound = dict(base, **{"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 1e12})
+    assert P.limiter(shared_bound).startswith("shared loads")
+    idle = dict(base, **{"smsp__issue_active.avg.pct_of_peak_sustained_active": 30.0})
+    assert P.limiter(idle).startswith("stalls: not_selected")
+    few = dict(shared_bound, **{"sm__warps_active.avg.pct_of_peak_sustained_active": 12.5})
+    assert P.limiter(few).startswith("occupancy")  # occupancy is read first
+
+
+def test_tables_mark_what_was_not_recorded():
+    res = copy.deepcopy(R)
+    res["ncu"]["kernels"].pop("reg2d")
+    t = P.ladder_table(res)
+    assert t.loc[t.step.str.startswith("4 "), "limiter (Nsight Compute)"].item() == "no profile recorded"
+    assert P.predicted_table(R, None) is None
