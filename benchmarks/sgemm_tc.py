@@ -155,11 +155,29 @@ class Problem:
         return rec
 
 
+CLOCK = None  # a benchenv.ClockSampler while measure() runs: the SM clock inside each timed region
+
+
+def clocked(fn, **kw):
+    """timed(fn) with the SM clock sampled inside the timed region: (ms, per, reps, sm_clock)."""
+    if CLOCK is None:
+        return (*timed(fn, **kw), None)
+    with CLOCK.timed():
+        out = timed(fn, **kw)
+    return (*out, CLOCK.take())
+
+
 def _time_torch(p, c16):
     import torch
 
-    ms, per, reps = timed(lambda: torch.matmul(p.a, p.b, out=c16))
-    return {"ms": ms, "per_batch_ms": per, "launches_per_batch": reps, "tflops": p.flop / ms / 1e9}
+    ms, per, reps, clk = clocked(lambda: torch.matmul(p.a, p.b, out=c16))
+    return {
+        "ms": ms,
+        "per_batch_ms": per,
+        "launches_per_batch": reps,
+        "tflops": p.flop / ms / 1e9,
+        "sm_clock": clk,
+    }
 
 
 def _best(srec):
@@ -178,6 +196,18 @@ def measure(sizes=(4096, 8192), variants=None, check=CHECK, log=print, partial=N
     and if right, time it and check it at each size; torch fp16 again at the end. Returns the record
     benchmarks/sgemm.py stores under ``tensor_core``; ``partial(doc)`` is called after each variant
     (so a run cut short still leaves every variant it finished)."""
+    global CLOCK
+    import benchenv
+
+    CLOCK = benchenv.ClockSampler().__enter__()
+    try:
+        return _measure(sizes, variants, check, log, partial)
+    finally:
+        CLOCK.__exit__(None, None, None)
+        CLOCK = None
+
+
+def _measure(sizes, variants, check, log, partial):
     import numpy as np
     import torch
     from numba import cuda
@@ -221,6 +251,8 @@ def measure(sizes=(4096, 8192), variants=None, check=CHECK, log=print, partial=N
             "word_bits": v.word,
             "stages": v.stages,
             "group": v.group,
+            "swizzle": v.swizzle,
+            "lto": v.lto,
             "threads": v.threads,
             "device_function": v.device_function,
         }
@@ -258,13 +290,14 @@ def measure(sizes=(4096, 8192), variants=None, check=CHECK, log=print, partial=N
                 kern[grid, block](cc, ka, kb)
                 cuda.synchronize()
                 chk = p.check(c)
-                ms, per, reps = timed(lambda: kern[grid, block](cc, ka, kb))
+                ms, per, reps, clk = clocked(lambda: kern[grid, block](cc, ka, kb))
                 vr = {
                     "ms": ms,
                     "per_batch_ms": per,
                     "launches_per_batch": reps,
                     "tflops": p.flop / ms / 1e9,
                     "fraction_of_torch_fp16": srec["torch_fp16"]["ms"] / ms,
+                    "sm_clock": clk,
                     "check": chk,
                 }
             except Exception as ex:  # noqa: BLE001
@@ -279,7 +312,12 @@ def measure(sizes=(4096, 8192), variants=None, check=CHECK, log=print, partial=N
             partial(doc)
     for size in sizes:
         p = probs[size]
-        doc["sizes"][str(size)]["torch_fp16_after"] = _time_torch(p, p.a @ p.b)
+        srec = doc["sizes"][str(size)]
+        srec["torch_fp16_after"] = _time_torch(p, p.a @ p.b)
+        t_mean = 0.5 * (srec["torch_fp16"]["ms"] + srec["torch_fp16_after"]["ms"])
+        for vr in srec["variants"].values():
+            if "ms" in vr:
+                vr["fraction_of_torch_fp16_mean"] = t_mean / vr["ms"]  # torch's time before and after
     if partial:
         partial(doc)
     return doc
@@ -327,7 +365,12 @@ def merge_ncu(csv_path, json_path, command=None):
         kernel = row.get("Kernel Name", kernel)
     doc = json.loads(Path(json_path).read_text())
     target = doc["tensor_core"] if "tensor_core" in doc else doc
-    target["ncu"] = {"command": command or "see benchmarks/sgemm_tc.md", "kernel": kernel, "metrics": metrics}
+    variant = kernel.split("[")[0].removeprefix("gemm_tc_") if kernel else "?"
+    command = command or (
+        "ncu --clock-control none -k regex:gemm_tc --launch-skip 1 -c 1 --csv --metrics "
+        f"$(python benchmarks/sgemm_tc.py --ncu-metrics) python benchmarks/sgemm_tc.py --profile {variant} --sizes 4096"
+    )
+    target["ncu"] = {"command": command, "variant": variant, "size": 4096, "metrics": metrics}
     Path(json_path).write_text(json.dumps(doc, indent=1))
     return target["ncu"]
 
