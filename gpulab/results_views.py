@@ -376,9 +376,9 @@ def clock_text(res: dict | None) -> str:
     return f"SM clock {mid} MHz{spread}, median of {clk['samples']} samples during the timed runs"
 
 
-# Recorded results that carry no SM clock record, each with why (issue 23: every GPU result
-# records the clock it ran at). "no GPU timing": nothing in the file is a time or depends on the
-# clock. "not re-measured": GPU timings recorded before the clock was; the reason says why they
+# Results recorded on a GPU that carry no SM clock record, each with why (issue 23: every GPU
+# result records the clock it ran at; results made on a CPU need none). "no GPU timing": nothing
+# in the file is a GPU time or depends on the clock. "not re-measured": GPU timings recorded before the clock was; the reason says why they
 # were not re-run. tests/test_clock_coverage.py fails on a result without a clock that is not
 # listed here, and on a listed one that has a clock (the entry is stale).
 CLOCK_NOT_RECORDED = {
@@ -393,18 +393,18 @@ CLOCK_NOT_RECORDED = {
     "fidelity": ("no GPU timing", "Nsight Compute event counts compared with the simulator's"),
     "int4_mma_ptx": ("no GPU timing", "what ptxas accepts and emits (compilation only)"),
     "occupancy_vs_driver": ("no GPU timing", "occupancy from the driver's API against gpulab's"),
-    "occupancy_vs_cuda_occupancy_h": ("no GPU timing", "gpulab's occupancy against cuda_occupancy.h (CPU)"),
-    "perf_sass_check": ("no GPU timing", "SASS from ptxas against gpulab's counts (CPU)"),
-    "sim_speed": ("no GPU timing", "the simulator's speed on a CPU"),
     "tensor_cores_mma": ("no GPU timing", "tensor-core results against float64 (correctness only)"),
-    "reduction_in_flight": (
-        "no GPU timing",
-        "derived from reduction.json and latency.json, whose clock records are theirs",
-    ),
     "launch_overhead": (
         "not re-measured",
-        "launch costs (host and GPU) recorded 2026-12-01, before the clock record; not re-run in "
-        "the one device run the clock pass had (150 s)",
+        "launch costs recorded 2026-12-01, before the clock record. The re-run with the clock "
+        "(2026-12-02, SM clock 1980 MHz throughout; benchmarks/raw/launch_overhead_2026-12-02_clock.json) "
+        "ran on a host whose numba launch cost 29 us against 18, so it is kept raw: chapter 06 "
+        "subtracts this file's host launch costs from bandwidth.json's copy times of the earlier session",
+    ),
+    "transpose_variants": (
+        "not re-measured",
+        "tile shapes timed 2026-11-29, before the clock record; the re-run with the clock "
+        "(2026-12-02) ran out of its share of the device run after the first shape",
     ),
     "stall_reasons": (
         "not re-measured",
