@@ -53,6 +53,8 @@ RECORDED = [
     "128x128x32_w64x32_u64",  # the suggested shape, padded shared rows
     "128x128x32_w64x32_u64_swz",  # + swizzled shared rows instead of padding
     "128x256x32_w64x64_u64_swz",  # + 128 x 256 block tile, 64 x 64 warp tile (two stages fit 48 KB)
+    "128x256x32_w64x64_u64_g8_swz",  # + grouped block order
+    "256x128x32_w64x64_u64_swz",
     "128x256x32_w64x64_u64_s1_swz",
     "128x128x32_w64x64_u64_swz",
     "128x128x32_w64x32_u64_g8_swz",

@@ -143,6 +143,8 @@ VARIANTS = {
         Variant(wn=64, word=64, swizzle=True),
         Variant(bn=256, wn=64, word=64, stages=1, swizzle=True),
         Variant(bn=256, wn=64, word=64, swizzle=True),  # two stages fit 48 KB without padding
+        Variant(bn=256, wn=64, word=64, swizzle=True, group=8),
+        Variant(bm=256, wm=64, wn=64, word=64, swizzle=True),
     )
 }
 DEFAULT = Variant(word=64).name
