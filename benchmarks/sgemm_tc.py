@@ -377,6 +377,42 @@ def merge_ncu(csv_path, json_path, command=None):
     return target["ncu"]
 
 
+def table(json_path) -> str:
+    """The record as a markdown table: one row per variant, TFLOP/s and % of torch fp16 per size."""
+    doc = json.loads(Path(json_path).read_text())
+    tc = doc.get("tensor_core", doc)
+    sizes = list(tc["sizes"])
+    head = "| variant | regs | local B | HMMA | " + " | ".join(f"{s}^3 TFLOP/s | % torch" for s in sizes)
+    rows = [head + " | max err / sum abs |", "|---" * (4 + 2 * len(sizes) + 1) + "|"]
+    for name, r in tc["variants"].items():
+        if "error" in r:
+            rows.append(f"| `{name}` | error: {r['error'][:80]} |")
+            continue
+        cells = [
+            f"`{name}`",
+            str(r.get("registers")),
+            str(r.get("local_bytes")),
+            str(r.get("sass", {}).get("HMMA")),
+        ]
+        errs = [r["check"]["max_err_over_sum_abs"]]
+        for s in sizes:
+            v = tc["sizes"][s]["variants"].get(name, {})
+            cells += (
+                [f"{v['tflops']:.1f}", f"{100 * v['fraction_of_torch_fp16']:.1f}%"]
+                if "tflops" in v
+                else ["-", "-"]
+            )
+            errs += [v["check"]["max_err_over_sum_abs"]] if "check" in v else []
+        rows.append("| " + " | ".join(cells) + f" | {max(errs):.2g} |")
+    for s in sizes:
+        t = tc["sizes"][s]
+        rows.append(
+            f"\ntorch fp16 at {s}^3: {t['torch_fp16']['tflops']:.1f} TFLOP/s before the variants, "
+            f"{t.get('torch_fp16_after', {}).get('tflops', float('nan')):.1f} after; best: {t.get('best')}"
+        )
+    return "\n".join(rows)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[4096, 8192])
@@ -386,6 +422,7 @@ def main(argv=None):
         "--profile", metavar="VARIANT", help="launch VARIANT (twice) at --sizes[0], untimed; for ncu"
     )
     ap.add_argument("--ncu-metrics", action="store_true", help="print the metrics to give ncu, and exit")
+    ap.add_argument("--table", metavar="JSON", help="print the record in JSON as a markdown table, and exit")
     ap.add_argument(
         "--merge-ncu", nargs=2, metavar=("CSV", "JSON"), help="put ncu's CSV into JSON's ncu key, and exit"
     )
@@ -395,6 +432,9 @@ def main(argv=None):
         help="store the record under 'tensor_core' in this JSON (sgemm.json), keeping the rest",
     )
     args = ap.parse_args(argv)
+    if args.table:
+        print(table(args.table))
+        return 0
     if args.ncu_metrics:
         print(",".join(NCU_METRICS))
         return 0
