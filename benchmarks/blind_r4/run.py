@@ -219,8 +219,8 @@ def merge(out_dir):
     names = [c["name"] for c in cases()]
     kern = {c["name"]: c["kernel"].py_func.__name__ for c in cases()}
     ncu_regs, left = {}, list(ncu)
-    for n in names:  # in launch order; a mangled name holds "<length><name>"
-        k = next((j for j, (kn, _) in enumerate(left) if f"{len(kern[n])}{kern[n]}" in kn), None)
+    for n in names:  # in launch order; no kernel's name holds another's (mangled or demangled)
+        k = next((j for j, (kn, _) in enumerate(left) if kern[n] in kn), None)
         if k is not None:
             ncu_regs[n] = left.pop(k)
     res = _load()
