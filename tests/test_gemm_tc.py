@@ -344,3 +344,9 @@ def test_recorded_run_meets_the_goal_and_every_timed_c_is_right():
     timed = {n for s in tc["sizes"].values() for n in s["variants"]}
     assert all(tc["variants"][n]["local_bytes"] == 0 for n in timed if G.VARIANTS[n].lto)
     assert tc["variants"]["128x128x32_w64x32_u64_nolto"]["local_bytes"] > 0
+
+
+def test_fastest_recorded_names_a_known_variant():
+    tc = _recorded()
+    name = G.fastest_recorded(8192)
+    assert name == tc["sizes"]["8192"]["best"]["variant"] and name in G.VARIANTS

@@ -4,7 +4,7 @@ The numba kernel (written out by :func:`gemm_tc_source`, one per tile shape) doe
 a reader can follow: it copies A and B tiles from global memory into shared memory, 2 or 4 halves
 per load (the fp16 arrays are passed viewed as uint32 or uint64), loading tile k+1 into registers
 before the tensor-core work of tile k (double buffering through registers, two shared stages, one
-barrier per k-tile), and writes C. The fragment work - ``ldmatrix`` from shared memory and
+barrier per k-tile; shared rows padded, or unpadded with a XOR swizzle), and writes C. The fragment work - ``ldmatrix`` from shared memory and
 ``mma.sync.m16n8k16`` - is the CUDA C++ device function in ``gemm_tc.cu``, called once per warp
 and k-tile. NVRTC compiles that file to LTO-IR and nvJitLink links it with the kernel, so the call
 is inlined and the accumulators (a ``cuda.local.array`` whose address the kernel passes) stay in
@@ -103,12 +103,12 @@ class Variant:
 
     @property
     def lda(self):
-        """Row stride of the shared A tile, in halves (bk + PAD)."""
+        """Row stride of the shared A tile, in halves (bk + PAD; bk when swizzled)."""
         return self.bk if self.swizzle else self.bk + PAD
 
     @property
     def ldb(self):
-        """Row stride of the shared B tile, in halves (bn + PAD)."""
+        """Row stride of the shared B tile, in halves (bn + PAD; bn when swizzled)."""
         return self.bn if self.swizzle else self.bn + PAD
 
     @property
@@ -124,7 +124,7 @@ class Variant:
         )
 
 
-#: the variants benchmarks/sgemm_tc.py times (the first is the suggested shape)
+#: every variant the factory offers by name (benchmarks/sgemm_tc.py's RECORDED list says which it times)
 VARIANTS = {
     v.name: v
     for v in (
@@ -148,6 +148,16 @@ VARIANTS = {
     )
 }
 DEFAULT = Variant(word=64).name
+
+
+def fastest_recorded(size: int = 8192) -> str | None:
+    """Name of the variant that was fastest at ``size`` in the recorded GPU run (sgemm.json's
+    ``tensor_core``), or None when no run is recorded."""
+    from gpulab import results
+
+    doc = results.load("sgemm") or {}
+    best = doc.get("tensor_core", {}).get("sizes", {}).get(str(size), {}).get("best")
+    return best["variant"] if best else None
 
 
 def cu_source(v: Variant) -> str:
