@@ -49,3 +49,15 @@ def test_clock_readings_skip_a_benchenv_clock_record(tmp_path):
     p.write_text(json.dumps({"sm_clock": rec, "sm_clock_mhz_max_mhz_power_during_fp16_8192": smi}))
     (r,) = mma.clock_readings(mma.ThroughputRecord("s", "GPU", "x", "m", {}, str(p)))
     assert r["sm_mhz"] == 1470
+
+
+def test_chapter_10_draws_no_scaling_conclusion_past_the_domain():
+    from pathlib import Path
+
+    import nbformat
+
+    nb = nbformat.read(Path(__file__).resolve().parents[1] / "chapters" / "10_amdahl.ipynb", as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    # every best_p the chapter prints searches one NVSwitch domain, and the figure hatches the rest
+    assert "comms.best_p(m, p_dom)" in code and "p_dom = comms.NVSWITCH_DOMAIN_GPUS" in code
+    assert "best_p(m, 1024)" not in code and code.count("p_valid=p_dom") == 2
