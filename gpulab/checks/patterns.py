@@ -51,8 +51,9 @@ def check_invert(kernel, dispatch, backend="sim", seed=None) -> CheckResult:
     """Exercise: an edge-guarded invert kernel(out, img, contrast) and dispatch(width, height)
     returning the grid for 8 x 8 blocks. Passes if the grid is the smallest that covers the
     image (ceil(width/8) x ceil(height/8): a larger one launches blocks with no pixel), every
-    pixel is right on image sizes that are not multiples of 8 and the simulator finds no
-    out-of-bounds access (chapter 02's reference and case runner, with the reader's own grid)."""
+    pixel is right on four image sizes (50 x 37, 8 x 8, 17 x 1 and 9 x 20: three of them not
+    multiples of 8, so edge blocks hang over the image) and the simulator finds no out-of-bounds
+    access (chapter 02's reference and case runner, with the reader's own grid)."""
     if (start := untouched(kernel, dispatch, judge=check_invert, backend=backend, seed=seed)) is not None:
         return start
     from gpulab.models import launch as lm
