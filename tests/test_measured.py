@@ -338,9 +338,16 @@ def test_padded_transpose_uses_the_best_padded_kernel(tmp_path):
     b = fake_bandwidth(0.95, 0.6)
     best = b["copy"]["best_GBps"]
     b["transpose"]["kernels"]["transpose_padded_wide"] = {"ms": 0.5, "GBps": best * 0.9, "correct": True}
-    h = by_what(measured.headlines("bandwidth", b))["padded transpose vs copy"]
+    hs = by_what(measured.headlines("bandwidth", b))
+    assert "padded transpose vs copy" not in hs  # the row names the variant it reports
+    h = hs["wide padded transpose vs copy"]
     assert h.value == pytest.approx(0.9) and h.met is True
     assert "transpose_padded " in h.text and "transpose_padded_wide" in h.text and "60.0%" in h.text
+    (tmp_path / "bandwidth.json").write_text(json.dumps(b))
+    card = measured.scorecard(tmp_path)
+    rows = card[card["from"] == "bandwidth.json"]
+    assert "wide padded transpose vs copy" in set(rows["check"])
+    assert "padded transpose vs copy" not in set(rows["check"])  # no 'not measured' row for the target
 
 
 def test_bandwidth_partial_file_does_not_break(tmp_path):
