@@ -96,8 +96,6 @@ CHAPTERS = sorted((Path(__file__).resolve().parents[1] / "chapters").glob("[0-9]
 DIRECT_PREDICT_OK = {
     "ex-ch05-scale": "the starting code is a complete (uncoalesced) kernel; the exercise asks the reader "
     "to compare its prediction before and after the change",
-    "ex-ch09-load": "not yet switched to predict_answer (chapter 09's engineer): its starting code is a "
-    "runnable wrong kernel",
 }
 DIRECT = re.compile(r"\bgpulab\.predict\(")
 
