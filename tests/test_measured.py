@@ -334,6 +334,33 @@ def test_bandwidth_targets_when_present(tmp_path, copy_frac, transpose_frac, cap
     assert "Some GPU" in out and "driver 999.1" in out and "2030-01-02" in out
 
 
+def test_measured_on_lines_give_the_sm_clock_or_say_none_was_recorded(tmp_path, capsys):
+    """Issue 23: every 'measured on' line of a GPU result shows the SM clock it recorded (never the
+    nvidia-smi query in its environment, which is not a clock record), or 'SM clock: not recorded';
+    a result made on a CPU shows none."""
+    from gpulab.plots.measured.appendix import clock_line
+
+    b = fake_bandwidth()
+    (tmp_path / "bandwidth.json").write_text(json.dumps(b))
+    measured.show("bandwidth", tmp_path)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "2030-01-02 03:04 UTC; SM clock: not recorded" in out and "2000 MHz" not in out
+    b["copy"]["sm_clock"] = {
+        "source": "s",
+        "samples": 9,
+        "min_MHz": 1400.0,
+        "median_MHz": 1500.0,
+        "max_MHz": 1600.0,
+    }
+    (tmp_path / "bandwidth.json").write_text(json.dumps(b))
+    measured.show("bandwidth", tmp_path)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "SM clock 1500 MHz (min 1400, max 1600), median of 9 samples" in out
+    prov = measured.provenance(tmp_path)
+    assert prov.iloc[0, 1].endswith("2030-01-02 03:04 UTC; SM clock 1500 MHz")
+    assert clock_line("sim_speed", {"machine": {"cpus": 2, "platform": "Linux-x"}}) is None
+
+
 def test_padded_transpose_uses_the_best_padded_kernel(tmp_path):
     b = fake_bandwidth(0.95, 0.6)
     best = b["copy"]["best_GBps"]

@@ -11,6 +11,7 @@ from .core import (
     _wrap,
     available,
     display_table,
+    environment,
     glue_table,
     label,
     load,
@@ -166,12 +167,36 @@ def scorecard(root=None):
     return _df(rows, ["check", "measured (ratio)", "relative to", "target", "verdict", "from"])
 
 
+def clock_line(name: str, res: dict, short: bool = False) -> str | None:
+    """The SM clock a GPU result ran at, for its "measured on" line (issue 23): the recorded clock
+    (results_views.result_clock), or "SM clock: not recorded" with why (``short``: without);
+    None for a result made on a CPU (no GPU in its environment and no clock record)."""
+    from gpulab import results_views as rv
+
+    recs = rv.clock_records(res)
+    if not recs and "gpu" not in environment(res, name):
+        return None
+    rc = rv.result_clock(name, res)
+    if short:
+        clk = rc["clock"]
+        return f"SM clock {round(1e3 * clk['GHz'])} MHz" if clk else "SM clock: not recorded"
+    text = rc["text"]
+    if recs and all(w.startswith("clock_rerun") for w in recs):  # perf_model.json
+        text += " (of the clock re-run of the same launches; the run the model is fitted on recorded none)"
+    return text
+
+
 def provenance(root=None):
-    """One row per results file: where, with what and when it was measured (from the file)."""
+    """One row per results file: where, with what and when it was measured (from the file), and
+    for a GPU result the SM clock it recorded (or "SM clock: not recorded")."""
     rows = []
     for name in available(root):
         res = load(name, root)
-        rows.append((f"{name}.json", label(name, res) if isinstance(res, dict) else "unreadable"))
+        if not isinstance(res, dict):
+            rows.append((f"{name}.json", "unreadable"))
+            continue
+        clock = clock_line(name, res, short=True)
+        rows.append((f"{name}.json", label(name, res) + (f"; {clock}" if clock else "")))
     return _df(rows, ["file", "measured on, with, when"])
 
 
@@ -189,7 +214,8 @@ def show(name: str, root=None, fig: str | None = None, tab: str | None = None, w
             glue_table(tab, _df([[f"{name}.json", "no (see above)"]], ["results file", "in this copy"]))
         return []
     s = SECTIONS.get(name)
-    print(_wrap("measured on: " + label(name, res), rest="  "))
+    clock = clock_line(name, res)
+    print(_wrap("measured on: " + label(name, res) + (f"; {clock}" if clock else ""), rest="  "))
     if s is None:
         print(_wrap(f"No section describes {name}.json; its top-level keys: {', '.join(res)}"))
         if tab:
