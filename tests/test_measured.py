@@ -824,3 +824,21 @@ def test_other_results_tables_are_numbered_table_blocks(monkeypatch):
     assert "| kernel | TFLOP/s |" in text and "(sgemm.json)." in text
     measured.glue_other_tables("k2", ["no_such_file"], RESULTS)
     assert "{table}" not in got["k2"].data
+
+
+def test_amdahl_reading_splits_held_out_errors_at_the_sm_count():
+    """A.6.2 reads amdahl_gpu.json through measured.amdahl_reading: errors up to the SM count
+    and past it, the kernel's time at both ends, and how much the 'constant' host part varied."""
+    n_sm = 4
+    rows = []
+    for p in (1, 2, 4, 8, 16):
+        kernel = 1.0 / min(p, n_sm)  # past the SM count the kernel gets no more SMs
+        host = 0.1 if p != 16 else 0.3
+        rows.append({"p": p, "step_s": host + kernel, "host_s": host, "kernel_s": kernel})
+    rows[3]["step_s"] = rows[3]["host_s"] + 1.0 / 8  # p = 8 is a fit point: the fit sees 1/p
+    a = measured.amdahl_reading({"env": {"n_sm": n_sm}, "rows": rows})
+    assert [p for p, _ in a["within"]] == [1, 4] and [p for p, _ in a["past"]] == [16]
+    assert abs(a["worst_within"]) < 0.01
+    assert a["worst_past_p"] == 16 and a["worst_past"] < -0.5
+    assert a["kernel_at_n_sm_s"] == a["kernel_at_p_max_s"] == 0.25 and a["p_max"] == 16
+    assert a["host_ratio"] == pytest.approx(3.0)

@@ -51,7 +51,7 @@ from .core import (
     text_width,
 )
 from .divergence import fidelity_counts  # noqa: F401
-from .serial import amdahl_fit  # noqa: F401
+from .serial import amdahl_fit, amdahl_reading  # noqa: F401
 
 __all__ = [
     "SECTIONS",
@@ -82,5 +82,6 @@ __all__ = [
     "environment",
     "fidelity_counts",
     "amdahl_fit",
+    "amdahl_reading",
     "COLUMN_IN",
 ]

@@ -171,18 +171,54 @@ def amdahl_fit(r: dict, fit_ps=(2, 8)):
     return fit, ps, t, used, worst
 
 
+def amdahl_reading(r: dict) -> dict:
+    """What the two-point fit says about one amdahl_gpu.json run, as the appendix reads it:
+    held-out errors up to the SM count ("within": [(p, error)], the worst and its p) and past it
+    ("past", the largest and its p), the kernel's own time at the SM count and at the largest p,
+    and the host part's range (measured on its own; the model takes it as constant)."""
+    fit, ps, t, used, _ = amdahl_fit(r)
+    n_sm = int((r.get("env") or {}).get("n_sm") or ps.max())
+    errs = [(int(p), fit.check(p, tt)) for p, tt, u in zip(ps, t, used) if not u]
+    within = [(p, e) for p, e in errs if p <= n_sm]
+    past = [(p, e) for p, e in errs if p > n_sm]
+    kern = {x["p"]: x["kernel_s"] for x in r["rows"] if "kernel_s" in x}
+    host = [x["host_s"] for x in r["rows"] if "host_s" in x]
+    out = {"fit": fit, "n_sm": n_sm, "within": within, "past": past}
+    if within:
+        out["worst_within_p"], out["worst_within"] = max(within, key=lambda pe: abs(pe[1]))
+    if past:
+        out["worst_past_p"], out["worst_past"] = max(past, key=lambda pe: abs(pe[1]))
+    if n_sm in kern and kern:
+        out["kernel_at_n_sm_s"], out["p_max"] = kern[n_sm], max(kern)
+        out["kernel_at_p_max_s"] = kern[max(kern)]
+    if host:
+        out["host_min_s"], out["host_max_s"] = min(host), max(host)
+        out["host_ratio"] = max(host) / min(host)
+    return out
+
+
 def _h_amdahl(r):
     from gpulab.models import amdahl
 
     fit, ps, t, used, worst = amdahl_fit(r)
-    n_sm = (r.get("env") or {}).get("n_sm") or ps.max()
-    held = [(p, fit.check(p, tt)) for p, tt in zip(ps, t) if p <= n_sm and p not in ps[used]]
-    errs = ", ".join(f"p={p} {e:+.1%}" for p, e in held)
-    host = [x["host_s"] for x in r["rows"] if "host_s" in x]
+    a = amdahl_reading(r)
+    errs = ", ".join(f"p={p} {e:+.1%}" for p, e in a["within"])
+    past = ", ".join(f"p={p} {e:+.0%}" for p, e in a["past"])
+    past_txt = ""
+    if past:
+        past_txt = f" Past the SM count the fit fails: {past}"
+        if "kernel_at_p_max_s" in a:
+            past_txt += (
+                f" (a block runs on one SM: the kernel's own time falls only from "
+                f"{a['kernel_at_n_sm_s'] * 1e3:.2f} ms at p = {a['n_sm']} to "
+                f"{a['kernel_at_p_max_s'] * 1e3:.2f} ms at p = {a['p_max']})"
+            )
+        past_txt += "."
     host_txt = (
         f" The fitted serial time is {fit.serial_s * 1e3:.2f} ms; the host part measured "
-        f"on its own took {min(host) * 1e3:.2f} to {max(host) * 1e3:.2f} ms."
-        if host
+        f"on its own, which the model takes as constant, took {a['host_min_s'] * 1e3:.2f} to "
+        f"{a['host_max_s'] * 1e3:.2f} ms ({a['host_ratio']:.1f}-fold)."
+        if "host_ratio" in a
         else ""
     )
     s = t[ps == ps.min()][0] / t.min()
@@ -192,8 +228,8 @@ def _h_amdahl(r):
             worst,
             f"T(p) = serial + parallel/p fitted on p = {', '.join(map(str, ps[used]))}: "
             f"f = {fit.f:.4f} (limit {amdahl.limit(fit.f):.0f}x). Held-out errors up to "
-            f"{n_sm} SMs: {errs}.{host_txt} Measured speed-up of the step, best p against "
-            f"p = {ps.min()}: {s:.0f}x.",
+            f"{a['n_sm']} SMs: {errs}.{past_txt}{host_txt} Measured speed-up of the step, best p "
+            f"against p = {ps.min()}: {s:.0f}x.",
             score=False,
         )
     ]
