@@ -50,6 +50,7 @@ ORDER = (
     "instruction_costs",
     "sim_speed",
     "blind_r3",
+    "blind_r4",
     "perf_sass_check",
 )
 _ALL = {
@@ -169,26 +170,29 @@ def scorecard(root=None):
 
 def clock_line(name: str, res: dict, short: bool = False) -> str | None:
     """The SM clock a GPU result ran at, for its "measured on" line (issue 23): the recorded clock
-    (results_views.result_clock), or "SM clock: not recorded" with why (``short``: without);
-    None for a result made on a CPU (no GPU in its environment and no clock record)."""
+    (results_views.result_clock), else "SM clock: not recorded" (results_views.clock_text; the
+    reasons in CLOCK_NOT_RECORDED are notes for the project, not for the page). ``short``: the
+    median only, or "no SM clock record" (the provenance table). None for a result made on a CPU
+    (no GPU in its environment and no clock record)."""
     from gpulab import results_views as rv
 
     recs = rv.clock_records(res)
     if not recs and "gpu" not in environment(res, name):
         return None
-    rc = rv.result_clock(name, res)
+    clk = rv.result_clock(name, res)["clock"]
     if short:
-        clk = rc["clock"]
-        return f"SM clock {round(1e3 * clk['GHz'])} MHz" if clk else "SM clock: not recorded"
-    text = rc["text"]
-    if recs and all(w.startswith("clock_rerun") for w in recs):  # perf_model.json
+        return f"SM clock {round(1e3 * clk['GHz'])} MHz" if clk else "no SM clock record"
+    if clk is None:
+        return rv.clock_text(None)
+    text = rv.result_clock(name, res)["text"]
+    if all(w.startswith("clock_rerun") for w in recs):  # perf_model.json
         text += " (of the clock re-run of the same launches; the run the model is fitted on recorded none)"
     return text
 
 
 def provenance(root=None):
     """One row per results file: where, with what and when it was measured (from the file), and
-    for a GPU result the SM clock it recorded (or "SM clock: not recorded")."""
+    for a GPU result the SM clock it recorded (or "no SM clock record")."""
     rows = []
     for name in available(root):
         res = load(name, root)
