@@ -344,7 +344,8 @@ def test_measured_on_lines_give_the_sm_clock_or_say_none_was_recorded(tmp_path, 
     (tmp_path / "bandwidth.json").write_text(json.dumps(b))
     measured.show("bandwidth", tmp_path)
     out = " ".join(capsys.readouterr().out.split())
-    assert "2030-01-02 03:04 UTC; SM clock: not recorded" in out and "2000 MHz" not in out
+    assert "2030-01-02 03:04 UTC; SM clock: not recorded rerun:" in out and "2000 MHz" not in out
+    assert measured.provenance(tmp_path).iloc[0, 1].endswith("UTC; no SM clock record")
     b["copy"]["sm_clock"] = {
         "source": "s",
         "samples": 9,
@@ -738,7 +739,7 @@ def test_appendix_is_labelled_titled_and_reader_facing():
     assert not DEV.search(text.replace("tensor_cores_throughput_issue7", "")), DEV.search(text)
     assert not MACHINE.search(text)
     for n in range(1, 12):
-        if n != 2:
+        if n not in (2, 7):  # chapters 2 and 7 use no recorded result (tests/test_appendix_used_in.py)
             assert f"<ch{n:02d}>" in text, n  # every chapter that uses a result is linked
     assert "{cite}" in text and "(appendix-rerun)=" in text
 
@@ -842,3 +843,27 @@ def test_amdahl_reading_splits_held_out_errors_at_the_sm_count():
     assert a["worst_past_p"] == 16 and a["worst_past"] < -0.5
     assert a["kernel_at_n_sm_s"] == a["kernel_at_p_max_s"] == 0.25 and a["p_max"] == 16
     assert a["host_ratio"] == pytest.approx(3.0)
+
+
+def test_blind_rounds_are_described_from_their_files_and_the_quoted_one_says_so():
+    """Issue 23 review item 4: each blind round has its own section, generated from its file; the
+    round results_views.blind_accuracy() reports is 'the figure the chapters quote', and the
+    perf_model summary puts that blind median beside the in-sample ones."""
+    quoted = views.blind_accuracy()
+    for name in ("blind_r3", "blind_r4"):
+        res = measured.load(name)
+        hs = measured.headlines(name, res)
+        if res.get("summary", {}).get("median_abs_error") is None:
+            assert "not recorded in this copy yet" in hs[0].text
+            assert "meas. µs" not in measured.table(name, res).columns  # no empty measured column
+        else:
+            assert f"{100 * res['summary']['median_abs_error']:.0f}%" in hs[0].text
+            assert ("the figure the chapters quote" in hs[0].text) == (name == quoted["round"])
+    pred_only = {
+        "predicted": {"date_utc": "2030-01-01T00:00:00Z", "model_commit": "abc1234", "cases": {"k": {}}}
+    }
+    assert "1 kernels" in measured.headlines("blind_r4", pred_only)[0].text
+    pm = measured.headlines("perf_model", measured.load("perf_model"))
+    blind = [h for h in pm if h.what.startswith("perf model, newest blind round")]
+    assert len(blind) == 1 and blind[0].value == quoted["median_error"]
+    assert f"{quoted['round']}.json" in blind[0].text and quoted["median_error_text"] in blind[0].text

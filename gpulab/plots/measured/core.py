@@ -139,6 +139,13 @@ def environment(res: dict, name: str | None = None) -> dict:
                 return {**environment(v, name), **env}
     if name == "perf_sass_check" and "gpu" not in env:
         env["cpu"] = "ptxas for sm_90 on a CPU machine, against recorded NVIDIA H200 counters"
+    pred = res.get("predicted")
+    if "gpu" not in env and "cpu" not in env and isinstance(pred, dict) and pred.get("date_utc"):
+        # a blind round before its kernels ran: only the predictions, made on a CPU
+        env["cpu"] = (
+            f"predictions on a CPU ({str(pred.get('cpu', '')).split(';')[0] or 'cores not recorded'})"
+        )
+        env.setdefault("date", str(pred["date_utc"]))
     return env
 
 

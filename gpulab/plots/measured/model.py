@@ -1,43 +1,79 @@
-"""Appendix sections for the performance model's later checks: the third blind test of
-``gpulab.predict`` (``blind_r3.json``) and the SASS check of the simulator's instruction and
-register counts (``perf_sass_check.json``)."""
+"""Appendix sections for the performance model's later checks: the third and fourth blind tests
+of ``gpulab.predict`` (``blind_r3.json``, ``blind_r4.json``, one format) and the SASS check of the
+simulator's instruction and register counts (``perf_sass_check.json``)."""
 
 from __future__ import annotations
 
 from .core import Headline, Section, _df
 
 
-def _h_blind_r3(r):
-    s, rev = r.get("summary", {}), r.get("after_revision", {})
-    out = list(s.get("outside_2x", []))
-    text = (
-        f"{s.get('cases', '?')} kernels nobody on the project had written, predicted by gpulab.predict "
-        f"(committed before they ran), then timed on the H200 under Nsight Compute: median error "
-        f"{100 * s.get('median_abs_error', float('nan')):.0f}%, {len(out)} outside a factor of 2 "
-        f"(worst: {s.get('worst', '?')})."
-    )
-    hs = [Headline("blind test 3, median error", s.get("median_abs_error"), text, score=False)]
-    if rev:
-        hs.append(
-            Headline(
-                "after revision (not blind)",
-                rev.get("median_abs_error"),
-                f"Predicted again after the result was seen, with a revised model: median error "
-                f"{100 * rev.get('median_abs_error', float('nan')):.0f}%, "
-                f"{len(rev.get('outside_2x', []))} outside a factor of 2. Not a blind test.",
-                score=False,
-            )
+def _quoted_round() -> str | None:
+    """The blind round the chapters quote (results_views.blind_accuracy: the newest measured)."""
+    from gpulab import results_views as views
+
+    try:
+        return views.blind_accuracy()["round"]
+    except (FileNotFoundError, KeyError, TypeError):
+        return None
+
+
+def _h_blind(name: str):
+    """Headlines of one blind round of gpulab.predict (blind_r3.json, blind_r4.json: one format),
+    generated from the file; the round the chapters quote says so."""
+
+    def headlines(r):
+        s, rev, pred = r.get("summary") or {}, r.get("after_revision") or {}, r.get("predicted") or {}
+        commit = str(pred.get("model_files_commit") or pred.get("model_commit") or "?")[:7]
+        n_pred = len(pred.get("cases", {}))
+        if s.get("median_abs_error") is None:  # predictions committed, not yet timed
+            return [
+                Headline(
+                    f"{name}, predictions",
+                    None,
+                    f"{n_pred} kernels nobody on the project had run, predicted by gpulab.predict "
+                    f"(model at {commit}) and committed on {str(pred.get('date_utc', '?'))[:10]} before "
+                    "any of them ran on a GPU. Their times are not recorded in this copy yet.",
+                    score=False,
+                )
+            ]
+        out = list(s.get("outside_2x", []))
+        timing = s.get("timing") or "Nsight Compute's gpu__time_duration"
+        quoted = " This is the figure the chapters quote." if _quoted_round() == name else ""
+        text = (
+            f"{s.get('cases', '?')} kernels nobody on the project had written, predicted by gpulab.predict "
+            f"(model at {commit}; predictions committed before timing), then timed on the H200 "
+            f"(timing: {timing}): median error {100 * s['median_abs_error']:.0f}%, {len(out)} outside a factor "
+            f"of 2 (worst: {s.get('worst', '?')})."
         )
-    return hs
+        failed = pred.get("failed_to_predict") or []
+        if failed:
+            text += f" Not predicted (the model failed on them): {', '.join(failed)}."
+        hs = [Headline(f"{name}, median error", s["median_abs_error"], text + quoted, score=False)]
+        if rev.get("median_abs_error") is not None:
+            hs.append(
+                Headline(
+                    f"{name}, after revision (not blind)",
+                    rev.get("median_abs_error"),
+                    f"Predicted again after the result was seen, with a revised model: median error "
+                    f"{100 * rev['median_abs_error']:.0f}%, "
+                    f"{len(rev.get('outside_2x', []))} outside a factor of 2. Not a blind test.",
+                    score=False,
+                )
+            )
+        return hs
+
+    return headlines
 
 
-def _t_blind_r3(r):
-    meas = r.get("measured", {}).get("cases", {})
-    pred = r.get("predicted", {}).get("cases", {})
-    rev = r.get("after_revision", {}).get("cases", {})
+def _t_blind(r):
+    """Per kernel: time measured (when recorded) and predicted, their ratio, the model's limiter,
+    and the ratio after the revision (when there was one)."""
+    meas = (r.get("measured") or {}).get("cases", {})
+    pred = (r.get("predicted") or {}).get("cases", {})
+    rev = (r.get("after_revision") or {}).get("cases", {})
     rows = []
-    for k, m in meas.items():
-        p = pred.get(k, {})
+    for k in list(meas) + [k for k in pred if k not in meas]:
+        m, p = meas.get(k, {}), pred.get(k, {})
         rows.append(
             [
                 k,
@@ -48,7 +84,8 @@ def _t_blind_r3(r):
                 rev.get(k, {}).get("ratio"),
             ]
         )
-    return _df(rows, ["kernel", "meas. µs", "pred. µs", "ratio", "limiter", "revised"])
+    df = _df(rows, ["kernel", "meas. µs", "pred. µs", "ratio", "limiter", "revised"])
+    return df.dropna(axis=1, how="all") if hasattr(df, "dropna") else df
 
 
 def _h_perf_sass(r):
@@ -95,10 +132,20 @@ SECTIONS = [
         "Blind test 3 of the performance model",
         "benchmarks/blind_r3/run.py",
         "python benchmarks/blind_r3/run.py predict, then gpu under ncu (the script's docstring)",
-        _h_blind_r3,
+        _h_blind("blind_r3"),
         None,
-        _t_blind_r3,
+        _t_blind,
         needs="an NVIDIA GPU and Nsight Compute",
+    ),
+    Section(
+        "blind_r4",
+        "Blind test 4 of the performance model",
+        "benchmarks/blind_r4/run.py",
+        "python benchmarks/blind_r4/run.py predict, then gpu, then merge (the script's docstring)",
+        _h_blind("blind_r4"),
+        None,
+        _t_blind,
+        needs="an NVIDIA GPU (Nsight Compute for the registers)",
     ),
     Section(
         "perf_sass_check",
