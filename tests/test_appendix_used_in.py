@@ -1,7 +1,7 @@
 """The appendix's "Used in Chapter N" lines (issue 23 review item 19: A.4.4 said chapter 7 used
 reduction.json, which it does not). Each chapter a section's line names must use one of the
-results files the section shows (a line may leave out a chapter that only mentions a file). A chapter uses a file when its
-notebook names it (``reduction.json``, or its script ``reduction.py``), loads it by name
+results files the section shows (a line may leave out a chapter that only mentions a file).
+A chapter uses a file when its notebook names it (``reduction.json``, or its script ``reduction.py``), loads it by name
 (``results.load("reduction")``, ``load_result(...)``), or calls a ``gpulab.results_views``
 function that loads it (read from that module's source, calls within it followed)."""
 

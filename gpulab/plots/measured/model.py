@@ -30,7 +30,8 @@ def _h_blind(name: str):
                 Headline(
                     f"{name}, predictions",
                     None,
-                    f"{n_pred} kernels nobody on the project had run, predicted by gpulab.predict "
+                    f"{n_pred} kernels nobody on the project had run on a GPU, predicted by "
+                    "gpulab.predict "
                     f"(model at {commit}) and committed on {str(pred.get('date_utc', '?'))[:10]} before "
                     "any of them ran on a GPU. Their times are not recorded in this copy yet.",
                     score=False,
@@ -40,10 +41,11 @@ def _h_blind(name: str):
         timing = s.get("timing") or "Nsight Compute's gpu__time_duration"
         quoted = " This is the figure the chapters quote." if _quoted_round() == name else ""
         text = (
-            f"{s.get('cases', '?')} kernels nobody on the project had written, predicted by gpulab.predict "
+            f"{s.get('cases', '?')} kernels nobody on the project had run on a GPU, predicted by "
+            "gpulab.predict "
             f"(model at {commit}; predictions committed before timing), then timed on the H200 "
-            f"(timing: {timing}): median error {100 * s['median_abs_error']:.0f}%, {len(out)} outside a factor "
-            f"of 2 (worst: {s.get('worst', '?')})."
+            f"(timing: {timing}): median error {100 * s['median_abs_error']:.0f}%, "
+            f"{len(out)} outside a factor of 2 (worst: {s.get('worst', '?')})."
         )
         failed = pred.get("failed_to_predict") or []
         if failed:

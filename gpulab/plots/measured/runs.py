@@ -125,7 +125,7 @@ def _h_perf_model(r):
                 "perf model, newest blind round, median error",
                 blind["median_error"],
                 f"blind ({blind['round']}.json, the newest blind round): {blind['kernels']} kernels "
-                f"nobody on the project had run, predicted before they were timed: median "
+                f"nobody on the project had run on a GPU, predicted before they were timed: median "
                 f"{blind['median_error_text']}, {blind['outside_2x']} outside 2x. The calibrate and "
                 "holdout kernels shaped the model; the blind figure is the one the chapters quote.",
                 score=False,
