@@ -52,6 +52,8 @@ ORDER = (
     "blind_r3",
     "blind_r4",
     "perf_sass_check",
+    "perf_train",
+    "hw05_copies",
 )
 _ALL = {
     s.name: s

@@ -139,12 +139,12 @@ def environment(res: dict, name: str | None = None) -> dict:
                 return {**environment(v, name), **env}
     if name == "perf_sass_check" and "gpu" not in env:
         env["cpu"] = "ptxas for sm_90 on a CPU machine, against recorded NVIDIA H200 counters"
-    pred = res.get("predicted")
+    if name == "perf_train" and "gpu" not in env and "cpu" not in env:
+        env["cpu"] = "a fit on a CPU, to counters and times recorded on an NVIDIA H200"
+    pred = res.get("predicted") or res.get("predict")
     if "gpu" not in env and "cpu" not in env and isinstance(pred, dict) and pred.get("date_utc"):
         # a blind round before its kernels ran: only the predictions, made on a CPU
-        env["cpu"] = (
-            f"predictions on a CPU ({str(pred.get('cpu', '')).split(';')[0] or 'cores not recorded'})"
-        )
+        env["cpu"] = f"predictions on a CPU ({str(pred.get('cpu', '')).split(';')[0] or 'cores unknown'})"
         env.setdefault("date", str(pred["date_utc"]))
     return env
 

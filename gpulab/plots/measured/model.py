@@ -128,6 +128,87 @@ def _t_perf_sass(r):
     )
 
 
+def _h_perf_train(r):
+    b, a = r.get("before") or {}, r.get("after") or {}
+    sets = [k for k in a if k in b]
+    each = "; ".join(
+        f"{k} {100 * b[k]['median_abs_error']:.0f}% -> {100 * a[k]['median_abs_error']:.0f}%" for k in sets
+    )
+    return [
+        Headline(
+            "perf_train, in-sample median error after the fit",
+            (a.get("train") or {}).get("median_abs_error"),
+            f"The model's free constants fitted on {len(r.get('train', []))} measured kernels. "
+            f"Median error before -> after, per set: {each}. In-sample "
+            "(these kernels trained the model): not a blind figure.",
+            score=False,
+        )
+    ]
+
+
+def _t_perf_train(r):
+    b, a = r.get("before") or {}, r.get("after") or {}
+    return _df(
+        [
+            [
+                k,
+                a[k].get("cases"),
+                b[k].get("median_abs_error"),
+                a[k].get("median_abs_error"),
+                len(b[k].get("outside_2x", [])),
+                len(a[k].get("outside_2x", [])),
+            ]
+            for k in a
+            if k in b
+        ],
+        ["kernel set", "kernels", "median before", "median after", "out of 2x before", "out of 2x after"],
+    )
+
+
+def _h_hw05(r):
+    cases = (r.get("predict") or {}).get("cases", {})
+    each = "; ".join(
+        f"{k} {1e6 * c['predicted_s']:.0f} us ({c['limiter']}, {100 * c['dram_fraction']:.0f}% of the "
+        "DRAM roofline)"
+        for k, c in cases.items()
+    )
+    meas = (r.get("measured") or r.get("gpu") or {}).get("cases", {})
+    tail = (
+        " Timed on the H200: "
+        + "; ".join(f"{k} {1e6 * m['measured_s']:.0f} us" for k, m in meas.items())
+        + "."
+        if meas and all("measured_s" in m for m in meas.values())
+        else " Their times are not recorded in this copy yet."
+    )
+    return [
+        Headline(
+            "homework 5 copies, predicted",
+            None,
+            f"gpulab.predict for homework 5's three copies (recorded before they were timed): {each}.{tail}",
+            score=False,
+        )
+    ]
+
+
+def _t_hw05(r):
+    cases = (r.get("predict") or {}).get("cases", {})
+    meas = (r.get("measured") or r.get("gpu") or {}).get("cases", {})
+    df = _df(
+        [
+            [
+                k,
+                1e6 * c["predicted_s"],
+                c["limiter"],
+                c["dram_fraction"],
+                1e6 * meas.get(k, {}).get("measured_s", float("nan")),
+            ]
+            for k, c in cases.items()
+        ],
+        ["copy", "pred. µs", "limiter", "DRAM roofline fraction", "meas. µs"],
+    )
+    return df.dropna(axis=1, how="all") if hasattr(df, "dropna") else df
+
+
 SECTIONS = [
     Section(
         "blind_r3",
@@ -158,5 +239,25 @@ SECTIONS = [
         None,
         _t_perf_sass,
         needs="the CUDA compiler wheels (gpulab[sass]); the H200 counters it compares with are recorded",
+    ),
+    Section(
+        "perf_train",
+        "The model's constants fitted on measured kernels (not blind)",
+        "benchmarks/perf_train.py",
+        "python benchmarks/perf_train.py fit",
+        _h_perf_train,
+        None,
+        _t_perf_train,
+        needs="a CPU (the measured kernels' counters are recorded)",
+    ),
+    Section(
+        "hw05_copies",
+        "Homework 5's three copies: predicted, then timed",
+        "benchmarks/blind_r4/hw05_copies.py",
+        "python benchmarks/blind_r4/hw05_copies.py predict, then gpu (its docstring)",
+        _h_hw05,
+        None,
+        _t_hw05,
+        needs="a CPU for the predictions, an NVIDIA GPU for the times",
     ),
 ]
