@@ -9,7 +9,7 @@ import textwrap
 
 from gpulab.checks.result import CheckResult
 
-WIDTH = 76
+WIDTH = 70  # an output line of 76 characters is 639 px, wider than the 621 px output column at 1280 px
 
 
 def not_predicted_note(verdict: CheckResult, name: str) -> str:
