@@ -92,6 +92,9 @@ def environment(res: dict, name: str | None = None) -> dict:
     an environment block is labelled from the "Recorded run" line of benchmarks/fidelity/README.md."""
     env = {}
     gpu = _first(res, "gpu", "device")
+    timed = gpu if isinstance(gpu, dict) else None  # hw05_copies.json: its "gpu" part, not a name
+    if timed is not None:
+        gpu = None
     if not gpu and isinstance(res.get("describe"), str):  # run_notebooks.py: gpulab.describe()
         m = re.search(r"GPU: (.+?) \(", res["describe"])
         gpu = m.group(1) if m else None
@@ -141,6 +144,9 @@ def environment(res: dict, name: str | None = None) -> dict:
         env["cpu"] = "ptxas for sm_90 on a CPU machine, against recorded NVIDIA H200 counters"
     if name == "perf_train" and "gpu" not in env and "cpu" not in env:
         env["cpu"] = "a fit on a CPU, to counters and times recorded on an NVIDIA H200"
+    if timed is not None and "gpu" not in env and timed.get("date_utc"):
+        env["gpu"] = "a GPU the file does not name"
+        env["date"] = str(timed["date_utc"])
     pred = res.get("predicted") or res.get("predict")
     if "gpu" not in env and "cpu" not in env and isinstance(pred, dict) and pred.get("date_utc"):
         # a blind round before its kernels ran: only the predictions, made on a CPU

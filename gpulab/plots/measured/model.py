@@ -174,7 +174,7 @@ def _h_hw05(r):
     )
     meas = (r.get("measured") or r.get("gpu") or {}).get("cases", {})
     tail = (
-        " Timed on the H200: "
+        " Timed on the GPU (CUDA events, median of launches): "
         + "; ".join(f"{k} {1e6 * m['measured_s']:.0f} us" for k, m in meas.items())
         + "."
         if meas and all("measured_s" in m for m in meas.values())
