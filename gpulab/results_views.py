@@ -401,11 +401,6 @@ CLOCK_NOT_RECORDED = {
         "ran on a host whose numba launch cost 29 us against 18, so it is kept raw: chapter 06 "
         "subtracts this file's host launch costs from bandwidth.json's copy times of the earlier session",
     ),
-    "transpose_variants": (
-        "not re-measured",
-        "tile shapes timed 2026-11-29, before the clock record; the re-run with the clock "
-        "(2026-12-02) ran out of its share of the device run after the first shape",
-    ),
     "stall_reasons": (
         "not re-measured",
         "Nsight Compute stall ratios recorded 2026-12-01 without sm__cycles_elapsed.avg.per_second; "
@@ -546,10 +541,10 @@ def fma_loop(res: dict | None = None) -> dict | None:
 
 
 # The one place the book's chapters read gpulab.predict's blind accuracy from (issues 23, 24): the
-# latest blind round, computed from its recorded result (blind_r3.json: 35 kernels nobody on the
-# project had run, predictions committed before they were timed on the H200 under Nsight Compute;
-# benchmarks/blind_r3/). A new round replaces BLIND_ROUND; chapters glue what this returns.
-BLIND_ROUND = "blind_r3"
+# latest blind round, computed from its recorded result (blind_r4.json: 37 kernels nobody on the
+# project had run, predictions committed before they were timed on the H200 with CUDA events;
+# benchmarks/blind_r4/). A new round replaces BLIND_ROUND; chapters glue what this returns.
+BLIND_ROUND = "blind_r4"
 
 
 def blind_accuracy() -> dict:

@@ -72,6 +72,7 @@ def test_result_clock_reads_the_whole_run_and_says_why_not():
         ("divergence_paths", lambda r: r["rows"] + r["ncu"]["rows"]),
         ("reduction", lambda r: r["device_sum"]["runs"] + list(r["device_sum"]["libraries"].values())),
         ("perf_model", lambda r: list(r["clock_rerun"]["cases"].values())),
+        ("transpose_variants", lambda r: list(r["variants"].values())),
     ],
 )
 def test_re_measured_results_record_the_clock_with_every_timing(name, rows):
