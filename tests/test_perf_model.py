@@ -76,7 +76,8 @@ def test_bank_conflicted_kernel_is_shared_wavefront_bound():
 def test_launch_overhead_is_the_floor():
     p = predict(memory.copy, 1, 32, np.zeros(32, np.float32), np.ones(32, np.float32))
     assert p.limiter_key == "launch"
-    assert H200.launch_s < p.time_s < 1.2 * H200.launch_s
+    # one warp's load-then-store chain (a DRAM round trip, ~0.4 us) rides on the launch floor
+    assert H200.launch_s < p.time_s < 1.3 * H200.launch_s
 
 
 def test_sampled_prediction_matches_exact_one():

@@ -374,14 +374,15 @@ def copy_kernel(out, a):
 SUBMISSIONS.update(
     {
         "grid_stride_copy": {"group": "chaos", "replace": {"def copy_grid": GRID_STRIDE_COPY}, "scores": {}},
-        # four consecutive elements per thread: each load touches 4x the sectors it needs, but the
-        # next three iterations find them in L1 and DRAM moves each byte once. The stated rule
-        # (predicted >= 80% of the book's copy) passes it since the model counts DRAM, L2 and L1
-        # as one pipelined bound (about 0.82); not yet timed on a GPU
+        # four consecutive elements per thread: each load touches 4x the sectors it needs; the
+        # next three iterations find them in L1, but the L1 wavefronts bind. Timed on the H200
+        # (gpulab/data/results/hw05_copies.json, CUDA events, n = 2**24): 83.3 us against the book
+        # copy's 54.1 us, 0.65 of its speed, under the question's 80% rule; the model of blind
+        # round 4 agrees (L1-bound), so the hidden test fails it and only the public point remains
         "chunked_copy": {
             "group": "wrong_answers",
             "replace": {"def copy_grid": CHUNKED_COPY},
-            "scores": {},
+            "scores": {"q7": 1},
         },
         "unguarded_copy": {
             "group": "wrong_answers_2",
