@@ -228,19 +228,19 @@ def ladder_figure(res: dict, tc_res: dict | None = None, ax=None, width: float =
 # --------------------------------------------------------------------- the ladder as tables
 FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
 # when a counter names the limiter (the rule, in the order it is applied): one 256-thread block
-# per SM (8 of 64 warps: 12.5% active) is too few warps; shared-memory wavefronts at half an FFMA
-# or more keep the shared pipe as busy as the FMA pipe could be; issue slots busy 70% or more
-# make instruction issue the bound (FFMA share below 70%: most of it overhead); else the top stall
+# per SM (8 of 64 warps: 12.5% active) is too few warps; else the busier of the shared-memory pipe
+# (one wavefront per clock per SM) and the issue slots, when it is 70% busy or more (for issue,
+# the FFMA share says how much of it is overhead); else the top stall reason
 FEW_WARPS_PCT = 15.0
-SHARED_WF_PER_FFMA = 0.5
-ISSUE_BUSY_PCT = 70.0
+BUSY_PCT = 70.0
 OVERHEAD_FFMA_SHARE = 0.70
 
 
-def ncu_reading(p: dict) -> dict:
+def ncu_reading(p: dict, sms: int | None = None) -> dict:
     """The figures one step's Nsight Compute counters give (``sgemm.json["ncu"]["kernels"][k]``):
     issue slots busy %, FFMA share of warp instructions, warps active %, FMA pipe busy %,
-    shared wavefronts per FFMA warp instruction, bank conflicts per wavefront, the top stall."""
+    shared wavefronts per FFMA warp instruction and (given the GPU's ``sms``) the shared pipe's
+    busy % at one wavefront per clock per SM, bank conflicts per wavefront, the top stall."""
     ffma = p[FFMA] / 32
     wf = sum(p.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{x}.sum", 0) for x in ("ld", "st"))
     cf = sum(p.get(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{x}.sum", 0) for x in ("ld", "st"))
@@ -250,7 +250,9 @@ def ncu_reading(p: dict) -> dict:
         if "issue_stalled_" in k and not k.endswith("stalled_selected_per_issue_active.ratio")
     }
     top = max(stalls, key=stalls.get) if stalls else None
+    cycles = p.get("gpu__time_duration.sum", 0) * 1e-9 * p.get("sm__cycles_elapsed.avg.per_second", 0)
     return {
+        "shared_pipe_pct": 100 * wf / (cycles * sms) if sms and cycles else None,
         "issue_pct": p["smsp__issue_active.avg.pct_of_peak_sustained_active"],
         "ffma_share": ffma / p["smsp__inst_executed.sum"],
         "warps_pct": p["sm__warps_active.avg.pct_of_peak_sustained_active"],
@@ -262,14 +264,16 @@ def ncu_reading(p: dict) -> dict:
     }
 
 
-def limiter(p: dict) -> str:
-    """What limits a step, named from its counters by the rule above, with the figure that says so."""
-    x = ncu_reading(p)
+def limiter(p: dict, sms: int) -> str:
+    """What limits a step, named from its counters by the rule above, with the figure that says so
+    (``sms``: the GPU's SM count, for the shared pipe's capacity)."""
+    x = ncu_reading(p, sms)
     if x["warps_pct"] < FEW_WARPS_PCT:
         return f"occupancy: {x['warps_pct']:.1f}% of warps active (one block per SM)"
-    if x["shared_wf_per_ffma"] >= SHARED_WF_PER_FFMA:
-        return f"shared loads: {x['shared_wf_per_ffma']:.2f} wavefronts per FFMA"
-    if x["issue_pct"] >= ISSUE_BUSY_PCT:
+    shared = x["shared_pipe_pct"] or 0.0
+    if max(shared, x["issue_pct"]) >= BUSY_PCT:
+        if shared > x["issue_pct"]:
+            return f"shared loads: the shared pipe {shared:.0f}% busy ({x['shared_wf_per_ffma']:.2f} wavefronts per FFMA)"
         if x["ffma_share"] < OVERHEAD_FFMA_SHARE:
             return f"issue: {x['issue_pct']:.0f}% of slots busy, only {100 * x['ffma_share']:.0f}% FFMA"
         return f"issue and FMA pipe: {x['issue_pct']:.0f}% of slots busy, {100 * x['ffma_share']:.0f}% FFMA"
@@ -282,10 +286,11 @@ def ladder_table(res: dict, tc_res: dict | None = None):
     import pandas as pd
 
     nc = (res.get("ncu") or {}).get("kernels", {})
+    sms = (res.get("environment") or {}).get("sm_count")
     out = []
     for r in ladder_rows(res, tc_res):
         p = nc.get(r["key"])
-        x = ncu_reading(p) if p else None
+        x = ncu_reading(p, sms) if p else None
         out.append(
             {
                 "step": r["label"],
@@ -294,7 +299,7 @@ def ladder_table(res: dict, tc_res: dict | None = None):
                 "issue busy %": x["issue_pct"] if x else None,
                 "FFMA %": 100 * x["ffma_share"] if x else None,
                 "warps active %": x["warps_pct"] if x else None,
-                "limiter (Nsight Compute)": limiter(p)
+                "limiter (Nsight Compute)": limiter(p, sms)
                 if p
                 else ("not measured" if not r["measured"] else "no profile recorded"),
             }
