@@ -106,6 +106,10 @@ def main(mode, path):
                 }
                 print(name, rows[name]["measured_s"], ok, flush=True)
     rec[mode] = {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cases": rows}
+    if mode == "gpu":  # the machine the timings were taken on, as every GPU result records it
+        from benchenv import environment
+
+        rec["environment"] = environment()
     with open(path, "w") as f:
         json.dump(rec, f, indent=1)
     print(json.dumps(rows, indent=1))

@@ -93,8 +93,8 @@ def environment(res: dict, name: str | None = None) -> dict:
     env = {}
     gpu = _first(res, "gpu", "device")
     timed = gpu if isinstance(gpu, dict) else None  # hw05_copies.json: its "gpu" part, not a name
-    if timed is not None:
-        gpu = None
+    if timed is not None:  # then the machine is the file's own environment block, if it has one
+        gpu = (res.get("environment") or {}).get("gpu")
     if not gpu and isinstance(res.get("describe"), str):  # run_notebooks.py: gpulab.describe()
         m = re.search(r"GPU: (.+?) \(", res["describe"])
         gpu = m.group(1) if m else None
