@@ -110,6 +110,8 @@ def environment(res: dict, name: str | None = None) -> dict:
     api = _first(res, "cuda_driver_api", "driver_version", "driver")
     if api and str(api) == env.get("driver"):  # the display driver, no API version recorded
         api = None
+    if api and "driver" not in env and re.fullmatch(r"\d{3}\.\d+\.\d+", str(api)):
+        env["driver"], api = str(api), None  # a display driver's version (580.159.04), not the API's
     if api:
         env["cuda_driver_api"] = ".".join(map(str, api)) if isinstance(api, list) else str(api)
     date = _first(res, "when_utc", "date_utc", "measured_at", "date")
@@ -144,9 +146,9 @@ def environment(res: dict, name: str | None = None) -> dict:
         env["cpu"] = "ptxas for sm_90 on a CPU machine, against recorded NVIDIA H200 counters"
     if name == "perf_train" and "gpu" not in env and "cpu" not in env:
         env["cpu"] = "a fit on a CPU, to counters and times recorded on an NVIDIA H200"
-    if timed is not None and "gpu" not in env and timed.get("date_utc"):
-        env["gpu"] = "a GPU the file does not name"
-        env["date"] = str(timed["date_utc"])
+    if timed is not None and timed.get("date_utc"):  # the date of the timed part
+        env.setdefault("gpu", "a GPU the file does not name")
+        env.setdefault("date", reader_note(str(timed["date_utc"])))
     pred = res.get("predicted") or res.get("predict")
     if "gpu" not in env and "cpu" not in env and isinstance(pred, dict) and pred.get("date_utc"):
         # a blind round before its kernels ran: only the predictions, made on a CPU
