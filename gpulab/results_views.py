@@ -447,6 +447,20 @@ def clock_records(res) -> dict:
     return out
 
 
+def pooled_clock(records: list[dict]) -> dict:
+    """One clock record for several (one per case of a run): every sample counted, the lowest
+    minimum, the highest maximum and the median of the records' medians."""
+    meds = sorted(r["median_MHz"] for r in records)
+    mid = len(meds) // 2
+    return {
+        "source": records[0]["source"],
+        "samples": sum(r["samples"] for r in records),
+        "min_MHz": min(r["min_MHz"] for r in records),
+        "median_MHz": meds[mid] if len(meds) % 2 else (meds[mid - 1] + meds[mid]) / 2,
+        "max_MHz": max(r["max_MHz"] for r in records),
+    }
+
+
 def result_clock(name: str, res: dict | None = None) -> dict | None:
     """The SM clock recorded with ``<name>.json``, for a "measured at N MHz" line: "clock"
     (:func:`measured_clock` of its shallowest record: the whole run's where there is one),
@@ -457,13 +471,18 @@ def result_clock(name: str, res: dict | None = None) -> dict | None:
     if r is None:
         return None
     recs = clock_records(r)
-    top = min(recs, key=lambda k: (k.count(".") + k.count("["), list(recs).index(k))) if recs else None
+    depth = {k: k.count(".") + k.count("[") for k in recs}
+    top = min(recs, key=lambda k: (depth[k], list(recs).index(k))) if recs else None
+    rec = recs[top] if top else None
+    same = [recs[k] for k in recs if depth[k] == depth[top]] if top else []
+    if len(same) > 1:  # no whole-run record, one per case: pool them (not one case's few samples)
+        rec = pooled_clock(same)
     why = CLOCK_NOT_RECORDED.get(name)
-    text = clock_text(recs[top] if top else None)
+    text = clock_text(rec)
     if top is None and why:
         text += f" ({why[1]})"
     return {
-        "clock": measured_clock(recs[top]) if top else None,
+        "clock": measured_clock(rec),
         "text": text,
         "where": sorted(recs),
         "not_recorded": why[1] if why else None,

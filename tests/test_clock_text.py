@@ -33,3 +33,23 @@ def test_reduction_summary_labels_the_nvidia_smi_query_and_the_clock():
     assert "nvidia-smi before the run (not a clock record):\n    1, 1980 MHz" in text
     res["sm_clock"] = benchenv.clock_summary([1755.0, 1755.0], "NVML")
     assert "SM clock 1755 MHz, median of 2 samples" in rb.summary(res)
+
+
+def test_a_run_with_one_clock_record_per_case_is_pooled():
+    """A result that keeps one record per case (no whole-run record) is described by all of them,
+    not by its first case's few samples."""
+    from gpulab import results_views as rv
+
+    rec = lambda med, lo, hi, n: {
+        "source": "NVML",
+        "samples": n,
+        "min_MHz": lo,
+        "median_MHz": med,
+        "max_MHz": hi,
+    }  # noqa: E731
+    res = {
+        "cases": {"a": {"sm_clock": rec(1980, 1980, 1980, 1)}, "b": {"sm_clock": rec(1900, 1850, 1980, 4)}}
+    }
+    clk = rv.result_clock("no_such_result", res)["clock"]
+    assert clk["samples"] == 5 and clk["min_GHz"] == 1.85 and clk["max_GHz"] == 1.98
+    assert clk["GHz"] == 1.94  # the median of the two cases' medians
