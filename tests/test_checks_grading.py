@@ -618,7 +618,9 @@ def test_homework_chapter_kernels_by_their_checks(tmp_path, hw, name, key, kname
     "name,why",
     [
         ("grid_stride_copy", None),
-        ("chunked_copy", None),  # meets the stated 80% rule under the pipelined-memory model
+        # under the 80% rule: timed on the H200 at 0.65 of the book copy's speed (hw05_copies.json),
+        # and the round-4 model predicts it L1-bound
+        ("chunked_copy", "80% of the book's"),
         ("unguarded_copy", "out of bounds"),
     ],
 )
