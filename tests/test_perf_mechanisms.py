@@ -109,6 +109,10 @@ def test_blind_r4_merge_scores_fake_device_results(tmp_path, monkeypatch):
     # by path, under its own name: benchmarks/blind_r3 has a run.py too, and `import run` would
     # return whichever another test imported first
     sys.path.insert(0, str(ROOT / "benchmarks" / "blind_r4"))
+    # a trace function left behind by tests/test_grading_guard.py's nested time limits raises in
+    # code outside gpulab and the standard library (seen only in the whole fast suite, not when the
+    # two files run alone; reported in the closing note): this test is about the merge, not that
+    sys.settrace(None)
     spec = importlib.util.spec_from_file_location("blind_r4_run", ROOT / "benchmarks" / "blind_r4" / "run.py")
     run = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(run)
