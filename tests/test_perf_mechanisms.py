@@ -4,6 +4,8 @@ together, a sector's atomic unit taking each warp's addresses in turn; the refit
 pipeline on fake device results."""
 
 import json
+import subprocess
+import textwrap
 import sys
 from pathlib import Path
 
@@ -103,48 +105,43 @@ def test_the_refit_is_what_the_h200_uses():
     assert not any("blind_r4" in n for n in rec["train"]), "the blind set under test is never trained on"
 
 
-def test_blind_r4_merge_scores_fake_device_results(tmp_path, monkeypatch):
-    import importlib.util
-
-    # by path, under its own name: benchmarks/blind_r3 has a run.py too, and `import run` would
-    # return whichever another test imported first
-    sys.path.insert(0, str(ROOT / "benchmarks" / "blind_r4"))
-    # a trace function left behind by tests/test_grading_guard.py's nested time limits raises in
-    # code outside gpulab and the standard library (seen only in the whole fast suite, not when the
-    # two files run alone; reported in the closing note): this test is about the merge, not that
-    sys.settrace(None)
-    spec = importlib.util.spec_from_file_location("blind_r4_run", ROOT / "benchmarks" / "blind_r4" / "run.py")
-    run = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run)
-
-    names = [c["name"] for c in run.cases()][:3]
-    pred = {
-        "predicted": {
-            "cases": {
-                n: {"predicted_s": 1e-5 * (k + 1), "registers": 16, "limiter": "dram"}
-                for k, n in enumerate(names)
-            }
-        }
-    }
-    out = tmp_path / "blind_r4.json"
-    out.write_text(json.dumps(pred))
-    monkeypatch.setattr(run, "_out", lambda: str(out))
-    dev = tmp_path / "dev"
-    dev.mkdir()
-    meas = [1e-5, 1e-5, 1e-5]  # ratios 1, 2, 3
-    (dev / "blind_r4_gpu.json").write_text(
-        json.dumps(
-            {
-                "environment": {},
-                "reps": 7,
-                "cases": {
-                    n: {"kernel": n, "ok": True, "measured_s": m, "registers_driver": 16, "sm_clock": None}
-                    for n, m in zip(names, meas)
-                },
-            }
+def test_blind_r4_merge_scores_fake_device_results(tmp_path):
+    """benchmarks/blind_r4/run.py merge scores fake device results against recorded predictions.
+    Run in a fresh interpreter: loading run.py inside the suite met a TimeLimit left pending by
+    tests/test_grading_guard.py's nested time limits (whole fast suite only; noted for
+    gpulab.grading.limits)."""
+    script = tmp_path / "merge_fake.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import importlib.util, json, pathlib, sys
+            here = pathlib.Path({str(ROOT / "benchmarks" / "blind_r4")!r})
+            sys.path.insert(0, str(here))
+            spec = importlib.util.spec_from_file_location("blind_r4_run", here / "run.py")
+            run = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(run)
+            tmp = pathlib.Path({str(tmp_path)!r})
+            names = [c["name"] for c in run.cases()][:3]
+            pred = {{"predicted": {{"cases": {{
+                n: {{"predicted_s": 1e-5 * (k + 1), "registers": 16, "limiter": "dram"}}
+                for k, n in enumerate(names)}}}}}}
+            out = tmp / "blind_r4.json"
+            out.write_text(json.dumps(pred))
+            run._out = lambda: str(out)
+            dev = tmp / "dev"
+            dev.mkdir()
+            cases = {{n: {{"kernel": n, "ok": True, "measured_s": 1e-5, "registers_driver": 16,
+                          "sm_clock": None}} for n in names}}  # measured 1e-5 each: ratios 1, 2, 3
+            (dev / "blind_r4_gpu.json").write_text(
+                json.dumps({{"environment": {{}}, "reps": 7, "cases": cases}}))
+            run.merge(str(dev))
+            print(json.dumps({{"names": names, "summary": json.loads(out.read_text())["summary"]}}))
+            """
         )
     )
-    run.merge(str(dev))
-    s = json.loads(out.read_text())["summary"]
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    s, names = got["summary"], got["names"]
     assert s["cases"] == 3 and s["median_abs_error"] == pytest.approx(1.0)
     assert s["outside_2x"] == [names[2]] and s["registers_match"] == 3 and s["registers_from_ncu"] == 0
