@@ -61,6 +61,48 @@ VARIANTS = [
 ]
 
 
+# device limit as the driver names it (CU_DEVICE_ATTRIBUTE_<name>) -> gpulab's Arch field (None: no
+# field to compare with). Every name is checked against the driver binding before the GPU is used.
+DEVICE_LIMITS = {
+    "MULTIPROCESSOR_COUNT": None,
+    "MAX_THREADS_PER_MULTIPROCESSOR": "max_threads_per_sm",
+    "MAX_BLOCKS_PER_MULTIPROCESSOR": "max_blocks_per_sm",
+    "MAX_REGISTERS_PER_MULTIPROCESSOR": "registers_per_sm",
+    "MAX_REGISTERS_PER_BLOCK": "registers_per_block",
+    "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": "shared_per_sm",
+    "MAX_SHARED_MEMORY_PER_BLOCK": "shared_per_block_default",
+    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": "shared_per_block_optin",
+    "RESERVED_SHARED_MEMORY_PER_BLOCK": "shared_reserved_per_block",
+}
+
+
+def check_attribute_names(names) -> None:
+    """Raise ValueError naming every name with no ``CU_DEVICE_ATTRIBUTE_<name>`` in the driver
+    binding: a misspelled limit must stop the run, not be recorded as "not reported"."""
+    from numba.cuda.cudadrv.driver import binding
+
+    known = binding.CUdevice_attribute
+    unknown = [n for n in names if not hasattr(known, f"CU_DEVICE_ATTRIBUTE_{n}")]
+    if unknown:
+        raise ValueError(
+            "no such CUDA device attribute: "
+            + ", ".join(f"CU_DEVICE_ATTRIBUTE_{n}" for n in unknown)
+            + " (see cuda.bindings.driver.CUdevice_attribute)"
+        )
+
+
+def device_attribute(dev, name: str) -> int | None:
+    """The driver's value of device attribute ``name``; None only when the driver refuses a known
+    attribute (CudaAPIError); an unknown name raises ValueError."""
+    from numba.cuda.cudadrv.driver import CudaAPIError
+
+    check_attribute_names([name])
+    try:
+        return int(getattr(dev, name))
+    except CudaAPIError:
+        return None
+
+
 def build(k, cap, smem):
     from gpulab.kernels.pressure import compile_on_gpu
 
@@ -102,31 +144,12 @@ def main() -> int:
         return 0
     a = ARCHS[arch]
 
-    def attr(name):
-        try:
-            return int(getattr(dev, name))
-        except Exception:
-            return None
-
+    check_attribute_names(DEVICE_LIMITS)
     device_limits = {
-        "MULTIPROCESSOR_COUNT": attr("MULTIPROCESSOR_COUNT"),
-        "MAX_THREADS_PER_MULTI_PROCESSOR": [attr("MAX_THREADS_PER_MULTI_PROCESSOR"), a.max_threads_per_sm],
-        "MAX_BLOCKS_PER_MULTIPROCESSOR": [attr("MAX_BLOCKS_PER_MULTIPROCESSOR"), a.max_blocks_per_sm],
-        "MAX_REGISTERS_PER_MULTIPROCESSOR": [attr("MAX_REGISTERS_PER_MULTIPROCESSOR"), a.registers_per_sm],
-        "MAX_REGISTERS_PER_BLOCK": [attr("MAX_REGISTERS_PER_BLOCK"), a.registers_per_block],
-        "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": [
-            attr("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"),
-            a.shared_per_sm,
-        ],
-        "MAX_SHARED_MEMORY_PER_BLOCK": [attr("MAX_SHARED_MEMORY_PER_BLOCK"), a.shared_per_block_default],
-        "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": [
-            attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
-            a.shared_per_block_optin,
-        ],
-        "RESERVED_SHARED_MEMORY_PER_BLOCK": [
-            attr("RESERVED_SHARED_MEMORY_PER_BLOCK"),
-            a.shared_reserved_per_block,
-        ],
+        name: device_attribute(dev, name)
+        if field is None
+        else [device_attribute(dev, name), getattr(a, field)]
+        for name, field in DEVICE_LIMITS.items()
     }
 
     kernels, configs = [], []
