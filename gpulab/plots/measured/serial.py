@@ -174,8 +174,9 @@ def amdahl_fit(r: dict, fit_ps=(2, 8)):
 def amdahl_reading(r: dict) -> dict:
     """What the two-point fit says about one amdahl_gpu.json run, as the appendix reads it:
     held-out errors up to the SM count ("within": [(p, error)], the worst and its p) and past it
-    ("past", the largest and its p), the kernel's own time at the SM count and at the largest p,
-    and the host part's range (measured on its own; the model takes it as constant)."""
+    ("past", the largest and its p), the kernel's event time (its launch path included) at the
+    SM count and at the largest p, and the host part's range (measured on its own; the model
+    takes it as constant)."""
     fit, ps, t, used, _ = amdahl_fit(r)
     n_sm = int((r.get("env") or {}).get("n_sm") or ps.max())
     errs = [(int(p), fit.check(p, tt)) for p, tt, u in zip(ps, t, used) if not u]
@@ -209,7 +210,7 @@ def _h_amdahl(r):
         past_txt = f" Past the SM count the fit fails: {past}"
         if "kernel_at_p_max_s" in a:
             past_txt += (
-                f" (a block runs on one SM: the kernel's own time falls only from "
+                f" (a block runs on one SM: the kernel's time, launch included, falls only from "
                 f"{a['kernel_at_n_sm_s'] * 1e3:.2f} ms at p = {a['n_sm']} to "
                 f"{a['kernel_at_p_max_s'] * 1e3:.2f} ms at p = {a['p_max']})"
             )
