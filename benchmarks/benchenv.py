@@ -196,15 +196,19 @@ class ClockSampler:
         while not self._stop.is_set():
             if not self._active.wait(0.05):
                 continue
-            r = self._read()
-            if r:
-                with self._lock:
-                    self._samples.append(r[0])
-                    self.all_samples.append(r[0])
-                    for bit, name in CLOCK_REASONS.items():
-                        if r[1] is not None and r[1] & bit:
-                            self._reasons[name] = self._reasons.get(name, 0) + 1
+            self._add(self._read())
             time.sleep(self.period_s)
+
+    def _add(self, r):
+        """Keep one reading (MHz, reasons bitmask or None); a failed read (None) is skipped."""
+        if not r:
+            return
+        with self._lock:
+            self._samples.append(r[0])
+            self.all_samples.append(r[0])
+            for bit, name in CLOCK_REASONS.items():
+                if r[1] is not None and r[1] & bit:
+                    self._reasons[name] = self._reasons.get(name, 0) + 1
 
     def __enter__(self):
         self._thread.start()
@@ -232,13 +236,15 @@ class ClockSampler:
                 with self._lock:
                     empty = len(self._samples) == before
                 if empty:
-                    r = self._read()
-                    if r:
-                        with self._lock:
-                            self._samples.append(r[0])
-                            self.all_samples.append(r[0])
+                    self._add(self._read())
 
         return region()
+
+    def sample_now(self) -> None:
+        """One sample read in the calling thread, counted like a timed region's. For host-timed
+        loops: take one just before and one just after, outside the timed interval, because the
+        sampling thread competes with the timed Python code (launch_overhead.py's sampler_check)."""
+        self._add(self._read())
 
     def take(self) -> dict | None:
         """:func:`clock_summary` of the samples since the last take (None if there were none)."""
@@ -260,6 +266,12 @@ def timed(clock: ClockSampler | None):
     import contextlib
 
     return clock.timed() if clock is not None else contextlib.nullcontext()
+
+
+def sample_now(clock: ClockSampler | None) -> None:
+    """``clock.sample_now()``, or nothing without a sampler."""
+    if clock is not None:
+        clock.sample_now()
 
 
 def take(clock: ClockSampler | None) -> dict | None:

@@ -18,8 +18,14 @@ Measures on a GPU, after a warm-up, median of repeats, and labels each figure fo
   * a pipeline timeline: host numpy work, a host-to-device copy and a kernel per step, recorded
     with gpulab.timeline (perf_counter on the host, CUDA events for the kernels), serial and with
     the host work of step k+1 overlapping the kernel of step k.
-The SM clock is sampled during the timed loops of sections 1-3 (benchenv.ClockSampler):
-"sm_clock" in each of them and for the whole run.
+The SM clock (benchenv.ClockSampler, "sm_clock" per section and for the whole run): a loop timed
+on the host gets one sample just before and one just after it, read in the main thread, because
+a sampling thread running inside it slowed the launches it times; the sampling thread runs only
+while the host waits in synchronize() for GPU work (sections 1-3).
+  * "sampler_check" (section 0, first): numba's and torch's host launch cost in one process with
+    no sampler, with the sampling thread inside the loop (NVML, as the 2026-12-02 run did), with
+    a sampling thread that reads no NVML, and with samples at the ends only; interleaved rounds,
+    plus the seconds one NVML read takes and the first launches after compiling.
 Without a GPU it prints SKIP and exits 0 without touching the results file.
 
 Run from the repository root:  python benchmarks/launch_overhead.py     (about a minute)
@@ -56,6 +62,15 @@ import benchenv  # noqa: E402
 from benchenv import environment, gpu_present  # noqa: E402
 
 CLOCK = None  # a benchenv.ClockSampler, set by main(): samples the SM clock inside the timed loops
+ENDS = "one sample in the main thread just before and one just after each host-timed loop"
+WAITS = "sampled while the host waited in synchronize() for the queued GPU work"
+
+
+def _when(rec: dict | None, when: str) -> dict | None:
+    """A clock record with how its samples were taken (ENDS or WAITS; the source says the reader)."""
+    if rec is not None:
+        rec["when"] = when
+    return rec
 
 
 def kernels():
@@ -102,20 +117,21 @@ def launch_rate(launch_once, sync, event_factory, n=N_LAUNCH):
     for _ in range(REPEATS):
         e0, e1 = event_factory()
         sync()
-        with benchenv.timed(CLOCK):
-            t0 = time.perf_counter()
-            e0()
-            for _ in range(n):
-                launch_once()
-            e1()
-            t1 = time.perf_counter()
-            sync()
-            t2 = time.perf_counter()
+        benchenv.sample_now(CLOCK)  # at the ends only: a sampling thread slows the timed loop
+        t0 = time.perf_counter()
+        e0()
+        for _ in range(n):
+            launch_once()
+        e1()
+        t1 = time.perf_counter()
+        sync()
+        t2 = time.perf_counter()
+        benchenv.sample_now(CLOCK)
         host.append((t1 - t0) / n)
         wall.append((t2 - t0) / n)
         gpu.append(e1.elapsed() / n)
     return {
-        "sm_clock": benchenv.take(CLOCK),
+        "sm_clock": _when(benchenv.take(CLOCK), ENDS),
         "host_s_per_launch": float(np.median(host)),
         "wall_s_per_launch": float(np.median(wall)),
         "gpu_s_per_launch": float(np.median(gpu)),
@@ -148,8 +164,6 @@ def launch_parts(launch_once, launch_long, sync, event_factory):
     launch_long()
     sync()
     single, b2b, e2e = [], [], []
-    region = benchenv.timed(CLOCK)
-    region.__enter__()
     for _ in range(PARTS_REPEATS):
         e0, e1 = event_factory()
         sync()
@@ -157,7 +171,8 @@ def launch_parts(launch_once, launch_long, sync, event_factory):
         e0()
         launch_once()
         e1()
-        sync()
+        with benchenv.timed(CLOCK):  # the GPU runs the queued work while the host waits here
+            sync()
         single.append(e1.elapsed())
     for _ in range(5):
         e0, e1 = event_factory()
@@ -169,22 +184,25 @@ def launch_parts(launch_once, launch_long, sync, event_factory):
             launch_once()
         t_enqueue = time.perf_counter() - t0
         e1()
-        sync()
+        with benchenv.timed(CLOCK):
+            sync()
         b2b.append(e1.elapsed() / BACK_TO_BACK)
+    benchenv.sample_now(CLOCK)
     for _ in range(200):
         t0 = time.perf_counter()
         launch_once()
         sync()
         e2e.append(time.perf_counter() - t0)
+    benchenv.sample_now(CLOCK)
     e0, e1 = event_factory()
     sync()
     e0()
     launch_long()
     e1()
-    sync()
-    region.__exit__(None, None, None)
+    with benchenv.timed(CLOCK):
+        sync()
     return {
-        "sm_clock": benchenv.take(CLOCK),
+        "sm_clock": _when(benchenv.take(CLOCK), WAITS + "; and " + ENDS + " (end to end)"),
         "gpu_single_behind_long_s": float(np.median(single)),
         "gpu_back_to_back_s": float(np.median(b2b)),
         "end_to_end_s": float(np.median(e2e)),
@@ -232,13 +250,14 @@ def median_time(fn, sync, reps=REPEATS):
     fn()
     sync()
     ts = []
-    with benchenv.timed(CLOCK):
-        for _ in range(reps):
-            sync()
-            t0 = time.perf_counter()
-            fn()
-            sync()
-            ts.append(time.perf_counter() - t0)
+    benchenv.sample_now(CLOCK)  # host-timed: samples at the ends, none inside the loop
+    for _ in range(reps):
+        sync()
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        ts.append(time.perf_counter() - t0)
+    benchenv.sample_now(CLOCK)
     return float(np.median(ts))
 
 
@@ -290,6 +309,114 @@ def smi_one_block(work) -> dict | None:
     }
 
 
+def cpu_model() -> str | None:
+    """The host CPU's model name (/proc/cpuinfo), None where it cannot be read."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+SAMPLER_MODES = ("none", "nvml_thread", "idle_thread", "ends_only")
+CHECK_ROUNDS = 3
+
+
+def _host_rate(launch_once, sync, n=N_LAUNCH, reps=5):
+    """Median host seconds per asynchronous launch over ``reps`` loops of ``n`` (after 200)."""
+    for _ in range(200):
+        launch_once()
+    sync()
+    ts = []
+    for _ in range(reps):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            launch_once()
+        ts.append((time.perf_counter() - t0) / n)
+    sync()
+    return float(np.median(ts))
+
+
+def _with_sampler(mode, measure):
+    """``measure()`` under one way of sampling the clock (SAMPLER_MODES): no sampler; the
+    sampling thread active inside the loop, reading NVML every 5 ms (as the 2026-12-02 run did);
+    the same thread reading nothing (a constant), which separates the thread and its GIL
+    hand-offs from NVML's own cost; or one NVML sample before and after, in this thread."""
+    if mode == "none":
+        return measure(), None
+    clk = benchenv.ClockSampler().__enter__()
+    try:
+        if mode == "idle_thread":
+            clk._read = lambda: (0.0, None)  # the thread wakes and hands the GIL over, no NVML
+        if mode == "ends_only":
+            clk.sample_now()
+            out = measure()
+            clk.sample_now()
+        else:
+            with clk.timed():
+                out = measure()
+        rec = clk.take()
+        return out, (rec["samples"] if rec else 0)
+    finally:
+        clk.__exit__(None, None, None)
+
+
+def sampler_check(tiny) -> dict:
+    """Host launch cost per way of sampling the clock, interleaved, in this one process (the
+    question: why the 2026-12-02 run read numba's launch at 28.8 us against 18.0 the day before)."""
+    d = cuda.to_device(np.zeros(32, np.float32))
+    out = {"launches": N_LAUNCH, "repeats": 5, "rounds": CHECK_ROUNDS, "modes": list(SAMPLER_MODES)}
+    # the first launches after compiling (tiny was compiled by its first call here)
+    first = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        tiny[1, 32](d)
+        first.append(time.perf_counter() - t0)
+    cuda.synchronize()
+    out["numba_first_20_launches_s"] = first
+    # one NVML read, timed in this thread
+    rd = benchenv._nvml_reader(0)
+    if rd is not None:
+        ts = []
+        for _ in range(200):
+            t0 = time.perf_counter()
+            rd()
+            ts.append(time.perf_counter() - t0)
+        out["nvml_read_s"] = {"median": float(np.median(ts)), "max": float(max(ts)), "reads": 200}
+    ops = {"numba_tiny": (lambda: tiny[1, 32](d), cuda.synchronize)}
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            x = torch.zeros(32, device="cuda")
+            ops["torch_add_"] = (lambda: x.add_(1.0), torch.cuda.synchronize)
+    except Exception:  # noqa: BLE001 - no torch: numba only
+        pass
+    for name, (launch_once, sync) in ops.items():
+        rows = {m: [] for m in SAMPLER_MODES}
+        samples = {m: [] for m in SAMPLER_MODES}
+        for r in range(CHECK_ROUNDS):
+            order = SAMPLER_MODES if r % 2 == 0 else tuple(reversed(SAMPLER_MODES))
+            for m in order:
+                v, k = _with_sampler(m, lambda: _host_rate(launch_once, sync))
+                rows[m].append(v)
+                samples[m].append(k)
+        out[name] = {
+            m: {
+                "host_s_per_launch": rows[m],
+                "median": float(np.median(rows[m])),
+                "clock_samples": samples[m],
+            }
+            for m in SAMPLER_MODES
+        }
+        print("sampler check", name, {m: round(out[name][m]["median"] * 1e6, 2) for m in SAMPLER_MODES})
+    return out
+
+
 def ncu_only() -> int:
     """20 launches of the tiny kernel and nothing else, for
     ``ncu --metrics gpu__time_duration.sum python benchmarks/launch_overhead.py ncu``."""
@@ -312,6 +439,8 @@ def main() -> int:
 
     tiny, axpb, axpb_fused, work = kernels()
     res = {"env": environment(), "what": __doc__.strip().splitlines()[0]}
+    res["env"]["cpu_model"] = cpu_model()
+    res["sampler_check"] = sampler_check(tiny)
     global CLOCK
     CLOCK = benchenv.ClockSampler().__enter__()
 
@@ -320,16 +449,17 @@ def main() -> int:
     res["numba_tiny"] = launch_rate(lambda: tiny[1, 32](d), cuda.synchronize, numba_events)
     s, e = cuda.event(), cuda.event()
     single = []
-    with CLOCK.timed():
-        for _ in range(50):
-            cuda.synchronize()
-            s.record()
-            tiny[1, 32](d)
-            e.record()
-            e.synchronize()
-            single.append(s.elapsed_time(e) / 1e3)
+    CLOCK.sample_now()  # this interval holds the host launch path: samples at the ends only
+    for _ in range(50):
+        cuda.synchronize()
+        s.record()
+        tiny[1, 32](d)
+        e.record()
+        e.synchronize()
+        single.append(s.elapsed_time(e) / 1e3)
+    CLOCK.sample_now()
     res["numba_tiny"]["gpu_s_single_isolated"] = float(np.median(single))
-    res["numba_tiny"]["gpu_s_single_isolated_sm_clock"] = CLOCK.take()
+    res["numba_tiny"]["gpu_s_single_isolated_sm_clock"] = _when(CLOCK.take(), ENDS)
     print("numba tiny launch:", {k: v for k, v in res["numba_tiny"].items()})
     y_long = cuda.to_device(np.ones(32, np.float32))
     res["launch_parts"] = {
@@ -393,12 +523,12 @@ def main() -> int:
 
             row["torch_unfused_s"] = median_time(t_unfused, torch.cuda.synchronize)
             row["torch_ops"] = 2 * CHAIN_K
-        row["sm_clock"] = CLOCK.take()
+        row["sm_clock"] = _when(CLOCK.take(), ENDS)
         chain.append(row)
         print("chain", row)
     res["chain"] = chain
     CLOCK.__exit__(None, None, None)
-    res["sm_clock"] = CLOCK.whole_run()
+    res["sm_clock"] = _when(CLOCK.whole_run(), "every sample of sections 1-3: " + WAITS + "; " + ENDS)
 
     # ---- 4. a pipeline timeline: host work + copy + kernel per step ----------------------
     rng = np.random.default_rng(0)
