@@ -50,3 +50,29 @@ def test_a_known_attribute_is_read_from_the_device(script):
         MAX_THREADS_PER_MULTIPROCESSOR = 2048
 
     assert script.device_attribute(Device(), "MAX_THREADS_PER_MULTIPROCESSOR") == 2048
+
+
+def test_an_uncompared_limit_says_why():
+    from gpulab.models import occupancy as occ
+
+    data = {
+        "environment": {"gpu": "GPU Y", "date_utc": "2026-12-02T06:40:00Z"},
+        "arch": "sm_90",
+        "summary": {"default": {"configurations": 2, "match": 2, "distinct_register_counts": 1}},
+        "device_limits_vs_gpulab": {
+            "MAX_THREADS_PER_MULTI_PROCESSOR": [None, 2048],  # the old script's misspelling
+            "MAX_BLOCKS_PER_MULTIPROCESSOR": [None, 32],  # a driver that refused
+            "MAX_THREADS_PER_MULTIPROCESSOR": [2048, 2048],
+            "MAX_REGISTERS_PER_BLOCK": [1, 2],
+        },
+        "kernels": [],
+    }
+    lines = occ.describe_driver_check(data).splitlines()
+    assert lines[0].startswith("GPU Y (sm_90)")
+    (misspelt,) = [x for x in lines if "MULTI_PROCESSOR" in x]
+    assert "misspelled attribute name" in misspelt and "not reported" not in misspelt
+    (refused,) = [x for x in lines if "MAX_BLOCKS" in x]
+    assert refused.endswith("(not reported by this driver)")
+    (equal,) = [x for x in lines if "MAX_THREADS_PER_MULTIPROCESSOR" in x]
+    assert equal.endswith("2048") and "(" not in equal
+    assert sum("<-- differs" in x for x in lines) == 1

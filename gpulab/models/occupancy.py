@@ -401,6 +401,20 @@ def load_driver_check(name: str = "occupancy_vs_driver.json") -> dict | None:
         return json.load(f)
 
 
+#: limit names an early occupancy_vs_driver.py asked the driver for, which no
+#: CU_DEVICE_ATTRIBUTE_ has (so it recorded None): the correct name of each
+_MISSPELLED_LIMITS = {"MAX_THREADS_PER_MULTI_PROCESSOR": "MAX_THREADS_PER_MULTIPROCESSOR"}
+
+
+def _limit_note(key: str, device, gpulab) -> str:
+    """What a device-limit row adds: nothing when equal, a flag when not, why when not compared."""
+    if device is None:
+        if key in _MISSPELLED_LIMITS:
+            return "   (not compared: the script asked for a misspelled attribute name)"
+        return "   (not reported by this driver)"
+    return "" if device == gpulab else "   <-- differs"
+
+
 def describe_driver_check(data: dict | None) -> str:
     """A short text summary of a driver comparison: device, configurations, matches, limits."""
     if not data:
@@ -410,7 +424,7 @@ def describe_driver_check(data: dict | None) -> str:
             "occupancy_vs_driver.json)"
         )
     env = data.get("environment") or data  # files before benchenv kept these at the top
-    gpu = env.get("gpu") or data.get("device")
+    gpu = _driver_check_gpu(data)
     api = env.get("cuda_driver_api") or data.get("driver_version")
     lines = [f"{gpu} ({data['arch']}), driver {api}, {env.get('date_utc', '')}"]
     for kind, s in data["summary"].items():
@@ -421,15 +435,15 @@ def describe_driver_check(data: dict | None) -> str:
             )
     for key, val in data.get("device_limits_vs_gpulab", {}).items():
         if isinstance(val, list):
-            note = (
-                "   (not reported by this driver)"
-                if val[0] is None
-                else ""
-                if val[0] == val[1]
-                else "   <-- differs"
-            )
+            note = _limit_note(key, *val)
             lines.append(f"  {key:38s} device {val[0]!s:>7}  gpulab {val[1]!s:>7}" + note)
     return "\n".join(lines)
+
+
+def _driver_check_gpu(data: dict) -> str | None:
+    """The GPU a driver comparison ran on: benchenv's record, or the top-level 'device' of
+    files written before the script used benchenv."""
+    return (data.get("environment") or {}).get("gpu") or data.get("device")
 
 
 def describe_register_counts(data: dict | None, threads: int = 256) -> str:
@@ -439,7 +453,7 @@ def describe_register_counts(data: dict | None, threads: int = 256) -> str:
         return describe_driver_check(None)
     rows = [
         f"{'accumulators':>12} {'max_registers':>13} {'registers':>9} {'spill B/thread':>14} "
-        f"{'occupancy':>9}   ({data['device']}, {threads} threads/block)"
+        f"{'occupancy':>9}   ({_driver_check_gpu(data)}, {threads} threads/block)"
     ]
     for k in data["kernels"]:
         if k.get("static_shared_floats"):

@@ -15,11 +15,12 @@ def _h_occupancy(r):
     same = [k for k, v in lim.items() if isinstance(v, list) and v[0] is not None and v[0] == v[1]]
     listed = [k for k, v in lim.items() if isinstance(v, list) and v[0] is not None]
     kinds = ", ".join(f"{k} {s['match']}/{s['configurations']}" for k, s in r.get("summary", {}).items())
+    gpu = (r.get("environment") or {}).get("gpu") or r.get("device", "GPU")  # benchenv, or older
     return [
         Headline(
             "occupancy calculator = driver",
             agree / n if n else None,
-            f"On the {r.get('device', 'GPU')} ({r.get('arch', '?')} only: the driver "
+            f"On the {gpu} ({r.get('arch', '?')} only: the driver "
             f"answers for the GPU it runs on), gpulab's occupancy calculator against "
             f"cuOccupancyMaxActiveBlocksPerMultiprocessor: "
             f"{agree} of {n} configurations give the same blocks per SM ({kinds}); "
