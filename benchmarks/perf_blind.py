@@ -5,6 +5,8 @@
     python benchmarks/perf_blind.py gpu       # on the H200, under ncu (NCU_COMMAND)
     python benchmarks/perf_blind.py merge CSV CASES  # attach ncu's times, compare -> perf_blind.json
     python benchmarks/perf_blind.py recheck   # the model as it is now (after any revision) -> perf_blind.json
+    python benchmarks/perf_blind.py merge-clock CSV CASES  # a re-run under NCU_CLOCK_COMMAND (the
+                                              # SM clock with every launch) -> perf_blind.json "clock_rerun"
 
 ``perf_model.py`` calibrates the model on some kernels and reports others as held out, but
 those were chosen while the model was built. The kernels here were written after the model's
@@ -35,6 +37,10 @@ NCU_COMMAND = (
     "--metrics gpu__time_duration.sum,smsp__inst_executed.sum,dram__bytes_read.sum,"
     "dram__bytes_write.sum,launch__registers_per_thread python benchmarks/perf_blind.py gpu"
 )
+# the same, with the SM clock of every launch (issue 23: every GPU result records its clock)
+NCU_CLOCK_COMMAND = NCU_COMMAND.replace(
+    "launch__registers_per_thread", "launch__registers_per_thread,sm__cycles_elapsed.avg.per_second"
+).replace("ncu_blind.csv", "ncu_blind_clock.csv")
 N = 1 << 24
 SMS = 132
 FULL = 0xFFFFFFFF
@@ -365,6 +371,50 @@ def merge(csv_path, cases_path):
         )
 
 
+def merge_clock(csv_path, cases_path):
+    """A re-run of the blind cases with the SM clock (NCU_CLOCK_COMMAND): each case's time and
+    clock beside its recorded blind time, under "clock_rerun"; the blind record is left as it is."""
+    from benchenv import ncu_clock
+    from ncu_runs import parse
+
+    launches = parse(csv_path)
+    record = json.load(open(cases_path))
+    ran = [d for d in record["cases"] if d["ok"]]
+    if len(launches) != 2 * len(ran):
+        raise SystemExit(f"{len(launches)} launches profiled for {len(ran)} cases (expected 2 each)")
+    res = _load()
+    old = res["measured"]["cases"]
+    key = "sm__cycles_elapsed.avg.per_second"
+    rows = {}
+    for k, d in enumerate(ran):
+        name, vals, _ = launches[2 * k + 1]
+        if d["kernel"] not in name:
+            raise SystemExit(f"launch {2 * k + 1} is {name!r}, expected kernel {d['kernel']}")
+        t = vals["gpu__time_duration.sum"] * 1e-9
+        rows[d["name"]] = {
+            **vals,
+            "measured_s": t,
+            "recorded_s": old[d["name"]]["measured_s"] if d["name"] in old else None,
+            "sm_clock": ncu_clock([vals[key]]),
+        }
+    res["clock_rerun"] = {
+        "command": NCU_CLOCK_COMMAND,
+        "merge": f"python benchmarks/perf_blind.py merge-clock {csv_path} {cases_path}",
+        "environment": record["environment"],
+        "failed": [d for d in record["cases"] if not d["ok"]],
+        "note": "the blind cases re-timed with the SM clock; 'measured' keeps the blind round's times",
+        "cases": rows,
+        "sm_clock": ncu_clock([r[key] for r in rows.values()]),
+    }
+    _save(res)
+    for n, r in rows.items():
+        was = r["recorded_s"]
+        print(
+            f"{n:24s} {r['measured_s'] * 1e6:9.1f} us (recorded {was * 1e6 if was else float('nan'):9.1f})"
+            f"  {r['sm_clock']['median_MHz']:.0f} MHz"
+        )
+
+
 def recheck_main():
     """Predict the same cases with the model as it is now and compare with the recorded times.
     Not blind: the model may have been revised after seeing the blind result."""
@@ -405,6 +455,8 @@ if __name__ == "__main__":
         gpu_main(os.environ.get("PERF_CASES_OUT", "perf_blind_cases.json"))
     elif mode == "merge":
         merge(sys.argv[2], sys.argv[3])
+    elif mode == "merge-clock":
+        merge_clock(sys.argv[2], sys.argv[3])
     elif mode == "recheck":
         recheck_main()
     else:
