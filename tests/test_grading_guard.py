@@ -235,6 +235,49 @@ def test_time_limits_nest():
     assert time.monotonic() - t0 < 3
 
 
+def test_nested_limits_leave_nothing_behind():
+    """Two limits nested, then unrelated work after both exit must not meet them. The trace function
+    that keeps a limit raising used to raise at the first instruction of the ``with``'s exception
+    handler: the inner limit's exit was skipped and its TimeLimit stayed in ``sys.exc_info()`` for
+    the rest of the process (a later in-process load of benchmarks/blind_r4/run.py met it)."""
+    import gc
+    import signal
+    import sys
+    import types
+
+    from gpulab.grading import limits
+
+    def spin():
+        while True:
+            pass
+
+    handler, trace = signal.getsignal(signal.SIGALRM), sys.gettrace()
+    with pytest.raises(grading.TimeLimit, match="inner"):
+        with grading.time_limit(1, "outer"):
+            with grading.time_limit(0.2, "inner"):
+                spin()
+    with pytest.raises(grading.TimeLimit, match="spin"):
+        with grading.time_limit(0.2, "outer"):
+            grading.timed(spin, 10)()
+    assert sys.exc_info() == (None, None, None)
+    assert signal.getsignal(signal.SIGALRM) == handler and sys.gettrace() is trace
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    gc.collect()
+    code = limits.time_limit.__wrapped__.__code__
+    assert not [g for g in gc.get_objects() if isinstance(g, types.GeneratorType) and g.gi_code is code]
+    assert not [
+        f
+        for f in gc.get_objects()
+        if isinstance(f, types.FrameType) and "_keep_raising" in getattr(f.f_trace, "__qualname__", "")
+    ]
+    t_end = time.monotonic() + 1.2  # past the outer limit: nothing re-armed goes off
+    while time.monotonic() < t_end:
+        try:
+            raise ValueError("unrelated")
+        except ValueError as e:
+            assert e.__context__ is None, repr(e.__context__)
+
+
 EXITING_TESTS = HANGING_TESTS.replace("float(p_answer)", "raise SystemExit(0)")
 
 

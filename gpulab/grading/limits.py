@@ -5,6 +5,7 @@ Otter's notebook client (:func:`patch_nbclient`), so a hang costs only its own t
 from __future__ import annotations
 
 import contextlib
+import dis
 import os
 import signal
 import sys
@@ -85,6 +86,7 @@ def time_limit(seconds: float, what: str = "the function"):
             signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer_left - (time.monotonic() - start)))
 
 
+_PUSH_EXC_INFO = dis.opmap.get("PUSH_EXC_INFO", -1)  # an exception handler's first instruction
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the gpulab package
 _LIBRARY_DIRS = tuple(
     {
@@ -112,7 +114,7 @@ def _keep_raising(frame, message, error=None):
     error = error or TimeLimit
 
     def tracer(f, event, arg):
-        if event == "line" and _student_code(f.f_code):
+        if event == "line" and _student_code(f.f_code) and not _entering_handler(f):
             raise error(message)
         return tracer
 
@@ -126,6 +128,18 @@ def _keep_raising(frame, message, error=None):
         f = f.f_back
     sys.settrace(tracer)
     return frames, previous
+
+
+def _entering_handler(frame) -> bool:
+    """Whether ``frame`` is about to run the first instruction of an exception handler (an
+    ``except`` or a ``with`` block's exit), where the exception has not been pushed yet. Raising
+    from the trace function there skips the ``with``'s ``__exit__`` (a limit's cleanup then runs
+    whenever its generator is collected) and leaves the exception in ``sys.exc_info()`` for the rest
+    of the thread (CPython 3.11-3.13): every later exception got it as ``__context__``."""
+    try:
+        return frame.f_code.co_code[frame.f_lasti] == _PUSH_EXC_INFO
+    except (IndexError, TypeError):
+        return False
 
 
 def _stop_raising(persisted):
