@@ -3,8 +3,11 @@
 FP32 on the SIMT cores (TF32 disabled), TF32, BF16 and FP16 tensor cores (torch.matmul), and
 FP8 E4M3 (torch._scaled_mm, per-tensor scales, bf16 output; with and without use_fast_accum). Square sizes 256..8192; each
 timed with CUDA events after warm-up, median of ``REPS``; plus a device-to-device copy for
-the memory bandwidth of the roofline. Writes ``gpulab/data/results/tensor_cores_throughput.json``
-(the chapter reads it); without a GPU or torch it says so and exits 0.
+the memory bandwidth of the roofline. The SM clock (benchenv.ClockSampler, NVML) is sampled while
+the host waits for each timed region's end event: "sweep_sm_clock" per precision and size,
+"sm_clock" for the whole run (the host-bound small sizes are not slowed by a sampling thread).
+Writes ``gpulab/data/results/tensor_cores_throughput.json`` (the chapter reads it); without a
+GPU or torch it says so and exits 0.
 Run: ``python benchmarks/tensor_cores/matmul_throughput.py``
 """
 
@@ -18,9 +21,12 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # benchmarks/: the shared environment record
+import benchenv  # noqa: E402
+
 OUT = os.path.join(RESULTS_DIR, "tensor_cores_throughput.json")
 SIZES = [256, 512, 1024, 2048, 4096, 8192]
 REPS = 20
+CLOCK = None  # a benchenv.ClockSampler while main() runs
 BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "fp8_fast_accum": 1}
 
 
@@ -39,7 +45,8 @@ def timed(fn, reps=REPS, warmup=5, inner=1):
         for _ in range(inner):
             fn()
         e.record()
-        e.synchronize()
+        with benchenv.timed(CLOCK):  # the GPU finishes the region while the host waits here
+            e.synchronize()
         times.append(s.elapsed_time(e) / inner)
     times.sort()
     return times[len(times) // 2]
@@ -129,26 +136,30 @@ def main() -> int:
     if not torch.cuda.is_available():
         print("no CUDA GPU here: skipping the throughput benchmark (the chapter shows recorded numbers)")
         return 0
-    sweep = {}
+    global CLOCK
+    CLOCK = benchenv.ClockSampler().__enter__()
+    sweep, clocks = {}, {}
     errors = {}
     for prec in ["fp32", "tf32", "bf16", "fp16", "fp8", "fp8_fast_accum"]:
         torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
-        sweep[prec] = {}
+        sweep[prec], clocks[prec] = {}, {}
         for n in SIZES:
             try:
                 op = make_op(prec, n)
+                benchenv.take(CLOCK)  # drop any samples of an earlier failed size
                 ms = timed(op, inner=inner_calls(n))
                 sweep[prec][n] = 2 * n**3 / (ms * 1e-3) / 1e12
+                clocks[prec][str(n)] = benchenv.take(CLOCK)
             except Exception as e:  # e.g. FP8 unsupported on this GPU / torch
                 errors[f"{prec}@{n}"] = f"{type(e).__name__}: {e}"
             finally:
                 torch.cuda.empty_cache()
         print(prec, {n: round(v, 1) for n, v in sweep[prec].items()})
-    from benchenv import environment
-
     torch.backends.cuda.matmul.allow_tf32 = False
     clock = sm_clock_under_load(make_op("fp16", 8192))
     bw = bandwidth_tbs()
+    copy_clock = benchenv.take(CLOCK)
+    CLOCK.__exit__(None, None, None)
     big = max(SIZES)
     res = dict(
         source="measured with benchmarks/tensor_cores/matmul_throughput.py",
@@ -164,8 +175,11 @@ def main() -> int:
         bytes_per_element=BYTES,
         copy_bandwidth_tbs=round(bw, 3),
         sm_clock_mhz_max_mhz_power_during_fp16_8192=clock,
+        sweep_sm_clock=clocks,
+        copy={"bytes_each_way": 4 << 30, "sm_clock": copy_clock},
+        sm_clock=CLOCK.whole_run(),  # every timed region: the matmuls and the copy
         errors=errors,
-        environment=environment(numba=False),
+        environment=benchenv.environment(numba=False),
     )
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as fh:
