@@ -314,8 +314,11 @@ def predict_main():
 
 def gpu_main(cases_out):
     """Launch every case twice (the first compiles); record which ran, in launch order."""
-    from benchenv import environment
+    from benchenv import environment, gpu_present
 
+    if not gpu_present():
+        print("SKIP: no CUDA GPU visible to numba; nothing launched, no cases file written")
+        return
     done = []
     for c in cases():
         try:
