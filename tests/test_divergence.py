@@ -174,6 +174,68 @@ def test_warp_uniform_check():
     assert not wrong.passed and "expected" in wrong.message
 
 
+def _shade_halves(guarded):
+    """The exercise's solution with the usual slip, half = n // 2: on an odd n the even elements
+    are one more than the odd ones, so the last odd thread reads x[n] (or, behind a guard,
+    element n - 1 is never written)."""
+
+    @cuda.jit
+    def shade_half_slip(out, x):
+        t = cuda.grid(1)
+        n = x.shape[0]
+        half = n // 2
+        if t < n:
+            if t < half:
+                i = 2 * t
+            else:
+                i = 2 * (t - half) + 1
+            if guarded and i >= n:
+                return
+            v = x[i]
+            if t < half:
+                for k in range(8):
+                    v = v * 0.5 + 1.0
+            else:
+                for k in range(8):
+                    v = v * 2.0 - 1.0
+            out[i] = v
+
+    return shade_half_slip
+
+
+def test_warp_uniform_check_fails_the_half_split_slip():
+    odd = [n for n in chk.SHADE_SIZES if n % 2]
+    assert odd, "an odd size is what catches half = n // 2"
+    n = odd[0]
+    res = chk.check_warp_uniform(_shade_halves(guarded=False), seed=0)
+    assert not res.passed
+    assert f"n={n}" in res.message and f"index {n} is out of bounds" in res.message, res.message
+    assert "(n + 1) // 2 even elements" in res.message
+    res = chk.check_warp_uniform(_shade_halves(guarded=True), seed=0)
+    assert not res.passed and f"out[{n - 1}] = nan" in res.message, res.message
+    assert "never written" in res.message
+
+
+def test_ch03_exercise_names_the_checked_sizes_and_limit():
+    import json
+    from pathlib import Path
+
+    nb = Path(__file__).resolve().parents[1] / "chapters" / "03_divergence.ipynb"
+    text = " ".join(
+        "".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "markdown"
+    )
+    (ex,) = [t for t in text.split("```{exercise}") if "ex-ch03-uniform" in t[:200]]
+    ex = " ".join(ex.split())
+    sizes = [f"{n:,}" for n in chk.SHADE_SIZES]
+    assert f"{', '.join(sizes[:-1])} and {sizes[-1]} elements" in ex
+    assert f"more than {chk.MAX_WORK_RATIO:g} times" in ex
+
+
+def test_warp_uniform_message_names_the_limit():
+    ok = chk.check_warp_uniform(shade_uniform, seed=0)
+    assert ok.passed and f"limit {chk.MAX_WORK_RATIO:.2f}x" in ok.message, ok.message
+
+
 def test_path_timing_description():
     assert "no GPU timing" in md.describe_path_timings(None)
     data = {
