@@ -9,8 +9,9 @@ Measures on a GPU, after a warm-up, median of repeats, and labels each figure fo
     kernels back to back divided by 1000); ``python benchmarks/launch_overhead.py ncu`` runs the
     tiny kernel alone for Nsight Compute's gpu__time_duration;
   * end to end: host wall time of one launch plus cuda.synchronize();
-  * "events around one launch on an idle stream" (the old gpu_s_single_isolated): the first
-    event is recorded before the launch call, so the interval holds numba's host launch path;
+  * "events around one launch on an idle stream" (launch_parts, numba and torch alike; numba's
+    also as numba_tiny's gpu_s_single_isolated): the first event is recorded before the launch
+    call, so the interval holds the host launch path, as in bandwidth.py's copy times;
   * torch (if installed): host-side time per small in-place op (x.add_(1) on 32 floats), same way;
   * many tiny kernels against one fused kernel: a chain of K element-wise updates y = a*y + b on
     n floats, as K launches and as one launch that loops K times, for several n (numba, and
@@ -193,6 +194,15 @@ def launch_parts(launch_once, launch_long, sync, event_factory):
         launch_once()
         sync()
         e2e.append(time.perf_counter() - t0)
+    idle = []  # events around one launch on an idle stream, as bandwidth.py times its copies
+    for _ in range(50):
+        e0, e1 = event_factory()
+        sync()
+        e0()
+        launch_once()
+        e1()
+        sync()
+        idle.append(e1.elapsed())
     benchenv.sample_now(CLOCK)
     e0, e1 = event_factory()
     sync()
@@ -202,10 +212,13 @@ def launch_parts(launch_once, launch_long, sync, event_factory):
     with benchenv.timed(CLOCK):
         sync()
     return {
-        "sm_clock": _when(benchenv.take(CLOCK), WAITS + "; and " + ENDS + " (end to end)"),
+        "sm_clock": _when(
+            benchenv.take(CLOCK), WAITS + "; and " + ENDS + " (end to end, events on an idle stream)"
+        ),
         "gpu_single_behind_long_s": float(np.median(single)),
         "gpu_back_to_back_s": float(np.median(b2b)),
         "end_to_end_s": float(np.median(e2e)),
+        "events_idle_stream_s": float(np.median(idle)),
         "long_kernel_s": e1.elapsed(),
         "enqueue_of_back_to_back_s": t_enqueue,
         "labels": LABELS,
@@ -468,7 +481,6 @@ def main() -> int:
         )
     }
     res["launch_parts"]["numba"]["host_launch_s"] = res["numba_tiny"]["host_s_per_launch"]
-    res["launch_parts"]["numba"]["events_idle_stream_s"] = res["numba_tiny"]["gpu_s_single_isolated"]
     print("numba launch parts:", res["launch_parts"]["numba"])
 
     # ---- 2. torch small-op overhead ------------------------------------------------------
