@@ -197,3 +197,25 @@ def test_tables_mark_what_was_not_recorded():
     t = P.ladder_table(res)
     assert t.loc[t.step.str.startswith("4 "), "limiter (Nsight Compute)"].item() == "no profile recorded"
     assert P.predicted_table(R, None) is None
+
+
+def test_loop_mix_of_step3_listing_matches_its_profile():
+    # benchmarks/raw/sgemm_reg1d_sm90_cpu.sass.gz (benchmarks/sgemm_sass_cpu.py, compiled on a CPU):
+    # per 8-wide step along K a warp runs the outer loop once and the inner loop BK1*TM1/FFMA times;
+    # Nsight Compute's instruction count on the H200 must agree, or the listing is not what ran
+    import gzip
+    from pathlib import Path
+
+    from gpulab.kernels import sgemm as S
+
+    raw = Path(__file__).resolve().parents[1] / "benchmarks" / "raw" / "sgemm_reg1d_sm90_cpu.sass.gz"
+    mix = P.loop_mix(gzip.open(raw, "rt").read())
+    inner, outer = mix["inner"], mix["outer_only"]
+    assert inner["LDS"] > 0 and outer["BAR"] == 2 and "FFMA" not in outer
+    per_step = sum(outer.values()) + sum(inner.values()) * S.BK1 * S.TM1 / inner["FFMA"]
+    p = R["ncu"]["kernels"]["reg1d"]
+    n = R["size"]
+    warps = (n // S.BM1) * (n // S.BN1) * (S.BN1 * S.BM1 // S.TM1 // 32)  # blocks x warps per block
+    assert per_step == pytest.approx(p["smsp__inst_executed.sum"] / warps / (n // S.BK1), rel=0.02)
+    with pytest.raises(ValueError, match="no loop"):
+        P.loop_mix("/*0000*/ FFMA R1, R2, R3, R4 ;\n/*0010*/ EXIT ;")

@@ -264,6 +264,34 @@ def ncu_reading(p: dict, sms: int | None = None) -> dict:
     }
 
 
+def loop_mix(sass_text: str) -> dict:
+    """Opcode counts (``collections.Counter``) of an nvdisasm listing's innermost loop that holds
+    FFMAs ("inner") and of the loop around it less the inner one ("outer_only", absent without one),
+    parsed by gpulab.perf.sass: what a step's instruction stream spends besides its FFMAs."""
+    from collections import Counter
+
+    from gpulab.perf import sass
+
+    insns = sass.parse(sass_text, "")
+    edges = {
+        (i.target, i.addr) for i in insns if i.op == "BRA" and i.target is not None and i.target <= i.addr
+    }
+
+    def body(lo, hi):
+        return [i for i in insns if lo <= i.addr <= hi]
+
+    loops = [e for e in edges if any(i.op == "FFMA" for i in body(*e))]
+    if not loops:
+        raise ValueError("no loop holding FFMAs in this listing")
+    inner = min(loops, key=lambda e: e[1] - e[0])
+    out = {"inner": Counter(i.op for i in body(*inner))}
+    around = [e for e in loops if e != inner and e[0] <= inner[0] and e[1] >= inner[1]]
+    if around:
+        lo, hi = min(around, key=lambda e: e[1] - e[0])
+        out["outer_only"] = Counter(i.op for i in body(lo, hi) if not inner[0] <= i.addr <= inner[1])
+    return out
+
+
 def limiter(p: dict, sms: int) -> str:
     """What limits a step, named from its counters by the rule above, with the figure that says so
     (``sms``: the GPU's SM count, for the shared pipe's capacity)."""
