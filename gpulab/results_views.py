@@ -146,7 +146,11 @@ def strided_copy(res: dict | None = None) -> list[dict] | None:
     """One row per stride: time (events around one launch: includes part of the host's launch
     path), useful GB/s from it, and from ncu: the kernel's own time (gpu__time_duration) and the
     useful GB/s from that time, DRAM bytes read per load, L2 bytes read per load, L1 sectors per
-    request, and DRAM GB/s during ncu's timing."""
+    request, and DRAM GB/s during ncu's timing.
+
+    "useful" counts the 4 bytes read and the 4 written per element (``useful_GBps*``);
+    ``useful_read_GBps_ncu_time`` counts the 4 read only, the same bytes ``dram_read_GBps_ncu``
+    counts from HBM (which is reads only), so those two compare."""
     r = _load("strided_copy", res)
     if not r:
         return None
@@ -166,6 +170,9 @@ def strided_copy(res: dict | None = None) -> list[dict] | None:
             if t:  # same useful bytes as the events figure, over the kernel's own time
                 row["ncu_time_s"] = t * 1e-9
                 row["useful_GBps_ncu_time"] = x["useful_GBps"] * x["time_s"] / (t * 1e-9)
+                # one float32 read per load, as dram_read_GBps_ncu counts reads only
+                loads = (r.get("ncu") or {}).get("n_loads", r["n_loads"])
+                row["useful_read_GBps_ncu_time"] = 4 * loads / (t * 1e-9) / 1e9
         rows.append(row)
     return rows
 

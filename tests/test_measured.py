@@ -574,6 +574,10 @@ def test_strided_copy_bytes_per_load_recomputed():
         t = x["gpu__time_duration.sum"] * 1e-9
         assert row["ncu_time_s"] == pytest.approx(t)
         assert row["useful_GBps_ncu_time"] == pytest.approx(8 * r["n_loads"] / t / 1e9, rel=1e-6)
+        # the read half compares with HBM's reads: equal where every fetched byte is used
+        assert row["useful_read_GBps_ncu_time"] == pytest.approx(row["useful_GBps_ncu_time"] / 2)
+        if x["stride"] == 1:
+            assert row["useful_read_GBps_ncu_time"] == pytest.approx(row["dram_read_GBps_ncu"], rel=0.01)
         assert row["time_s"] > row["ncu_time_s"]  # the events' interval holds more
     times = [rows[s]["time_s"] for s in sorted(rows)]
     assert times == sorted(times)  # time keeps growing with the stride
