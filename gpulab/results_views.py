@@ -8,6 +8,7 @@ derived key says so in its name (``..._ratio``, ``..._per_load``...).
 
 from __future__ import annotations
 
+import re
 import statistics
 
 from . import results
@@ -573,21 +574,34 @@ def fma_loop(res: dict | None = None) -> dict | None:
 BLIND_ROUND = "blind_r4"
 
 
-def blind_accuracy() -> dict:
-    """gpulab.predict's accuracy on kernels it never saw, from the latest blind round: kernels
-    predicted, median |predicted/measured - 1| (and as text, "34%"), how many were outside 2x,
-    how many could not be predicted, and the model's commit."""
-    r = results.load(BLIND_ROUND)
+def blind_accuracy(round_name: str | None = None) -> dict:
+    """gpulab.predict's accuracy on kernels it never saw, from the latest blind round (or the
+    round ``round_name``, e.g. "blind_r3"): kernels predicted, median |predicted/measured - 1|
+    (and as text, "34%"), how many were outside 2x, how many could not be predicted, and the
+    model's commit."""
+    name = round_name or BLIND_ROUND
+    r = results.load(name)
     if r is None:
-        raise FileNotFoundError(f"{BLIND_ROUND}.json is not among the recorded results ({results.roots()})")
+        raise FileNotFoundError(f"{name}.json is not among the recorded results ({results.roots()})")
     s = r["summary"]
     median = float(s["median_abs_error"])
+    out = s["outside_2x"]  # the names (blind_r4 on) or their count (blind_r3)
     return {
-        "round": BLIND_ROUND,
+        "round": name,
         "kernels": int(s["cases"]),
         "median_error": median,
         "median_error_text": f"{100 * median:.0f}%",
-        "outside_2x": len(s["outside_2x"]),
+        "outside_2x": out if isinstance(out, int) else len(out),
         "not_predicted": len(r["predicted"].get("failed_to_predict") or []),
         "model_commit": r["predicted"].get("model_files_commit") or r["predicted"].get("model_commit"),
     }
+
+
+def previous_blind_round(round_name: str | None = None) -> str | None:
+    """The recorded blind round before ``round_name`` (default: the latest, BLIND_ROUND):
+    "blind_r4" -> "blind_r3" when blind_r3.json is recorded, else None."""
+    m = re.fullmatch(r"(.*_r)(\d+)", round_name or BLIND_ROUND)
+    if not m or int(m.group(2)) <= 1:
+        return None
+    name = f"{m.group(1)}{int(m.group(2)) - 1}"
+    return name if results.path(name) is not None else None
