@@ -42,6 +42,7 @@ import pytest
 pytest.importorskip("otter", reason="otter-grader is not installed (pip install 'gpulab[grading]')")
 import nbformat  # noqa: E402
 import yaml  # noqa: E402
+from needs import missing, pyenv_python  # noqa: E402
 
 from gpulab.grading import gradescope  # noqa: E402
 
@@ -73,11 +74,14 @@ def _edit(solution, names, subs):
 
 
 def _python(version: str) -> str:
+    """The interpreter environment.yml names: this one when it is that version, else pyenv's (not
+    the ``pythonX.Y`` shim on the PATH, which fails unless pyenv selects it); missing, a skip with
+    the reason, or a failure under CI (tests/needs.py)."""
     if f"{sys.version_info[0]}.{sys.version_info[1]}" == version:
         return sys.executable
-    found = shutil.which(f"python{version}")
+    found = pyenv_python(version)
     if not found:
-        pytest.skip(f"environment.yml asks for Python {version}, which this machine does not have")
+        missing(f"environment.yml asks for Python {version}: none from pyenv (pyenv install {version})")
     return found
 
 
