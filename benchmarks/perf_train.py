@@ -5,8 +5,8 @@
     python benchmarks/perf_train.py score [SET ...]    # the current model on the cached Counts:
                                                        # per case pred/meas, median |pred/meas - 1|
 
-Sets: perf_model (the book's kernels and probes), perf_blind (round 1), blind_r3 (round 3, measured:
-training data since it was measured). The blind round under test is never among them.
+Sets: perf_model (the book's kernels and probes), perf_blind (round 1), blind_r3 and blind_r4 (rounds
+3 and 4: training data since they were measured). The blind round under test is never among them.
 """
 
 from __future__ import annotations
@@ -21,9 +21,22 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "blind_r3"))
 CACHE = os.environ.get("PERF_TRAIN_CACHE", "/tmp/perf_train_cache")
-SETS = ("perf_model", "perf_blind", "blind_r3")
+SETS = ("perf_model", "perf_blind", "blind_r3", "blind_r4")
+ROUNDS = ("blind_r3", "blind_r4")  # measured blind rounds: benchmarks/<round>/kernels.py
+
+
+def _round_module(name):
+    """benchmarks/<name>/kernels.py, loaded by path under its own name (every round has a kernels.py)."""
+    import importlib.util
+
+    key = f"{name}_kernels"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, os.path.join(HERE, name, "kernels.py"))
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[key] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[key]
 
 
 def _set(name):
@@ -41,8 +54,8 @@ def _set(name):
         import perf_model as mod
     elif name == "perf_blind":
         import perf_blind as mod
-    elif name == "blind_r3":
-        import kernels as mod
+    elif name in ROUNDS:
+        mod = _round_module(name)
     else:
         raise SystemExit(f"unknown set {name!r}: {', '.join(SETS)}")
     return mod.cases(), mod.make_args, meas
@@ -78,9 +91,11 @@ def counts_main(sets):
                 print(f"{s}:{c['name']} FAILED {type(exc).__name__}: {str(exc)[:200]}", flush=True)
                 continue
             fn = python_function(c["kernel"])
+            src = open(fn.__code__.co_filename).read()
             for h in [cnt] + list(halves or ()):
                 h.extra = dict(h.extra)
                 h.extra["filename"] = fn.__code__.co_filename
+                h.extra["source_text"] = src  # the lines the counts are keyed by
                 if ks is not None:
                     E.attach_sass(h, ks, fn)
                     h.extra["sass_arch"] = ks.arch
@@ -94,6 +109,26 @@ def _roles():
     import perf_model
 
     return {c["name"]: c["role"] for c in perf_model.cases()}
+
+
+def _source_file(cnt):
+    """The kernel's file as it was when the counts were taken: the counts are keyed by line, so a
+    file edited since (lines inserted above a kernel) is read from the text kept in the cache."""
+    import hashlib
+    import tempfile
+
+    f = cnt.extra["filename"]
+    text = cnt.extra.get("source_text")
+    if text is None or (os.path.exists(f) and open(f).read() == text):
+        return f
+    d = os.path.join(tempfile.gettempdir(), "perf_train_src", hashlib.sha1(text.encode()).hexdigest()[:12])
+    os.makedirs(d, exist_ok=True)
+    old = os.path.join(d, os.path.basename(f))
+    if not os.path.exists(old):
+        with open(old, "w") as fh:
+            fh.write(text)
+    cnt.extra["filename"] = old  # weights.dependency_factors reads the file by this name
+    return old
 
 
 def load(sets):
@@ -111,7 +146,7 @@ def load(sets):
                 continue
             name = fn[len(s) + 2 : -4]
             cnt, halves, t_meas, _ = pickle.load(open(os.path.join(CACHE, fn), "rb"))
-            f = cnt.extra["filename"]
+            f = _source_file(cnt)
             if f not in infos:
                 py = python_function(kern[name])
                 infos[f] = W.analyse(f, py.__globals__)
@@ -157,12 +192,13 @@ FIT_PARAMS = (
     "l1_fill_sector_cycles",
     "atomic_request_s",
     "dram_latency_under_load",
+    "block_launch_per_cycle",
 )
 
 
 def fit_main():
     """Refit the time constants (FIT_PARAMS) on the training cases: perf_model's calibrate
-    kernels, perf_blind and blind_r3 (all measured); perf_model's held-out kernels are reported
+    kernels, perf_blind, blind_r3 and blind_r4 (all measured); perf_model's held-out kernels are reported
     apart. Loss: mean |log(pred/meas)| plus twice the mean excess beyond 1.7x (as perf_model)."""
     from gpulab import results
     from gpulab.perf import engine as E
@@ -224,7 +260,7 @@ def fit_main():
         "before": before,
         "after": summary(fitted),
         "method": "Nelder-Mead on mean |log(pred/meas)| + 2 x mean excess beyond 1.7x over the "
-        "training cases (perf_model calibrate, perf_blind, blind_r3); bandwidths, latencies and "
+        "training cases (perf_model calibrate, perf_blind, blind_r3, blind_r4); bandwidths, latencies and "
         "pipe rates stay at their measured or documented values",
     }
     root = results.roots()[-1]

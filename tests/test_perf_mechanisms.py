@@ -34,6 +34,14 @@ def hist16(hist, x):
 
 
 @cuda.jit
+def relu(out, x, alpha):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i] = v * alpha if v > 0 else 0.0
+
+
+@cuda.jit
 def col_sum(out, a):
     c = cuda.grid(1)
     if c < a.shape[1]:
@@ -101,8 +109,29 @@ def test_the_refit_is_what_the_h200_uses():
     rec = json.loads((ROOT / "gpulab/data/results/perf_train.json").read_text())
     for k, v in rec["params"].items():
         assert getattr(H200, k) == pytest.approx(v, rel=1e-3), k
-    assert set(rec["after"]) >= {"train", "perf_model_holdout", "blind_r3"}
-    assert not any("blind_r4" in n for n in rec["train"]), "the blind set under test is never trained on"
+    assert set(rec["after"]) >= {"train", "perf_model_holdout", "blind_r3", "blind_r4"}
+    assert not any("blind_r5" in n for n in rec["train"]), "the blind set under test is never trained on"
+
+
+def test_many_small_blocks_are_bound_by_the_block_launch_rate():
+    """The GPU starts block_launch_per_cycle blocks per cycle: 131,072 blocks of 128 threads
+    that each copy a float cannot finish faster than that."""
+
+    assert 0.5 < H200.block_launch_per_cycle < 2.0
+    x = np.zeros(128 * 1024, np.float32)
+    p = engine.predict(relu, 1024, 128, x, x, 1.5)
+    assert p.bound("blocks") == pytest.approx(1024 / (H200.block_launch_per_cycle * H200.clock_hz))
+    # relu_scale's 131,072 blocks: a bound of 60-130 us, where the H200 took 83 us
+    assert 60e-6 < 131072 / (H200.block_launch_per_cycle * H200.clock_hz) < 130e-6
+
+
+def test_one_long_block_is_the_whole_sample_and_the_report_says_so():
+    """A block whose simulation alone takes half the budget is not simulated twice more."""
+    x = np.ones(64 * 256, np.float32)
+    p = engine.predict(relu, 64, 256, np.zeros_like(x), x, 1.5, budget_s=1e-4, use_sass=False)
+    assert p.sampling["single_block"] and p.sampling["blocks_simulated"] == 1
+    assert p.sampling["relative_error"] is None
+    assert "no sampling error estimate" in str(p)
 
 
 def test_blind_r4_merge_scores_fake_device_results(tmp_path):

@@ -18,6 +18,8 @@ import math
 import textwrap
 from dataclasses import dataclass
 
+from .sass import load_waits
+
 PAYLOAD = ("fp32", "fp64", "mufu", "lsu_global", "lsu_shared", "lsu_local")
 
 
@@ -149,6 +151,7 @@ class Dynamic:
     per_op: dict  # opcode -> warp instructions
     per_line_pipe: dict  # line -> {pipe: warp instructions}
     unroll: dict  # loop header line -> [unroll factor of each SASS loop mapped to it]
+    load_waits: dict = None  # loop header line -> waits for global loads per trip of its main SASS loop
 
     @property
     def threads_per_inst(self):
@@ -202,18 +205,36 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         return e(lp.body) / entries if entries else 0.0
 
     # unroll factor and executions of each SASS loop
-    iters, unroll, remfrac = {}, {}, {}
+    iters, unroll, remfrac, waits = {}, {}, {}, {}
     for ln, regs in by_loop.items():
         lp = next(p for p in loops if p.line == ln)
-        body_lines = {
-            L[i.addr] for i in ks.insns if L[i.addr] != ln and chain(L[i.addr]) and chain(L[i.addr])[0] is lp
-        }
+
+        def own(line):
+            # a line of this loop's body, or of an inner loop the compiler unrolled away (no
+            # SASS loop of its own): blur_naive's 9 taps of dx sit in the dy loop's SASS 4 rows
+            # at a time, so they say how far the dy loop was unrolled
+            ch = chain(line)
+            if lp not in ch:
+                return False
+            return all(d.line not in by_loop for d in ch[: ch.index(lp)])
+
+        body_lines = {L[i.addr] for i in ks.insns if L[i.addr] != ln and own(L[i.addr])}
         cnt = {r: {} for r in regs}  # per region: (line, opcode) -> static count
         for i in ks.insns:
             r = region_of[i.addr]
             if r in cnt and L[i.addr] in body_lines and i.pipe in PAYLOAD:
                 key = (L[i.addr], i.op)
                 cnt[r][key] = cnt[r].get(key, 0) + 1
+        for r in cnt:  # an unrolled-away inner loop holds its trip count of copies per body copy
+            for key in list(cnt[r]):
+                ch = chain(key[0])
+                inner = math.prod(trips(d) or 1.0 for d in ch[: ch.index(lp)])
+                if inner > 1:
+                    v = cnt[r][key] / inner
+                    if abs(v - round(v)) < 1e-6 and round(v) >= 1:
+                        cnt[r][key] = round(v)
+                    else:
+                        del cnt[r][key]
         t = trips(lp)
         u = {}
         if len(regs) > 1:
@@ -248,11 +269,13 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
             # runs floor(t / u) times per entry, the u - 1 peeled copies t mod u times between them
             full = math.floor(t / u[main])
             iters[main] = entries * full
-            remfrac[lp.line] = (t - full * u[main]) / (u[main] - 1)
+            # a constant trip count peels exactly its t mod u remaining copies, each run once
+            remfrac[lp.line] = 1.0 if lp.const_trip else (t - full * u[main]) / (u[main] - 1)
         else:
             for r in regs:
                 iters[r] = iterations / u[r] / len(regs)
         unroll[ln] = sorted(u.values(), reverse=True)
+        waits[ln] = load_waits(ks.insns, *main)
 
     trip = {lp.line: trips(lp) for lp in loops}
     slow = _call_blocks(ks.insns)
@@ -291,4 +314,6 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         per_op[i.op] = per_op.get(i.op, 0.0) + n
         lp_ = per_line_pipe.setdefault(ln, {})
         lp_[i.pipe] = lp_.get(i.pipe, 0.0) + n
-    return Dynamic(inst, thr, per_line, per_pipe, per_op, per_line_pipe=per_line_pipe, unroll=unroll)
+    return Dynamic(
+        inst, thr, per_line, per_pipe, per_op, per_line_pipe=per_line_pipe, unroll=unroll, load_waits=waits
+    )

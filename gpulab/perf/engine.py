@@ -46,7 +46,9 @@ def compiled(kernel, args, arch="sm_90"):
     if not ok:
         return None, why
     try:
-        return S.compile_sass(fn, S.argtypes_of(args), arch), ""
+        # the dispatcher itself where there is one: its lineinfo and fastmath options shape the code
+        src = kernel if hasattr(kernel, "targetoptions") else fn
+        return S.compile_sass(src, S.argtypes_of(args), arch), ""
     except S.SassUnavailable as e:
         return None, str(e)
 
@@ -200,18 +202,28 @@ def sample_counts(kernel, grid, block, args, *, shared_bytes=0, registers=None, 
     infos = W.analyse(fn.__code__.co_filename, fn.__globals__)
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]  # the caller's stay
 
+    cpu = {}
+
     def one(ids):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         ctx, rec = simulate(
             kernel, grid, block, args, ids, shared_bytes=shared_bytes, timeout_s=max(60.0, 4 * budget_s)
         )
         wall = time.perf_counter() - t0
+        cpu["last"] = time.process_time() - c0
         return (_counts(ctx, rec, len(ids), grid, block, total, regs, shared_bytes, infos, wall), ctx.elapsed)
 
     if total <= 8:
         c, _ = one(np.arange(total))
         return c, None
     pilot, wall = one(choose_blocks(total, 1))
+    if cpu["last"] > budget_s / 2:
+        # one block alone took half the budget of CPU time (a block that loops over all the data:
+        # nbody_tile, one_block_shared_loop): two more for a sampling error would triple the
+        # wait, so the pilot block is the estimate, and the report says there is no error bar
+        pilot.extra = dict(pilot.extra)
+        pilot.extra["single_block_sample"] = True
+        return pilot, None
     k = int(max(1, min(MAX_BLOCKS_PER_HALF, budget_s / 2 / max(wall, 1e-3))))
     if 2 * k >= total or total * wall <= budget_s:  # the whole launch fits the budget
         c, _ = one(np.arange(total))
@@ -316,6 +328,7 @@ def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
             "blocks_simulated": c.sampled_blocks,
             "relative_error": err,
             "simulator_s": c.sim_wall_s,
+            "single_block": bool(c.extra.get("single_block_sample")),
         },
         notes=notes,
         dram_bytes_per_s=gpu.dram_bytes_per_s,

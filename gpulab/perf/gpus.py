@@ -48,6 +48,7 @@ class GPU:
     atomic_request_s: float = 2e-10  # one 2 KB chunk: time per (warp, sector) atomic request
     atomics_per_s: float = 5e10  # (warp instruction, sector) pairs, many addresses
     shared_atomic_cycles: float = 2.0  # per same-address lane in a shared atomic
+    block_launch_per_cycle: float = 1.0  # blocks the GPU starts per SM cycle, all SMs (fitted)
     overlap_p: float = 4.0  # soft maximum of the bounds: (sum t_i^p)^(1/p)
     # cycles one scheduler's pipe is busy per warp instruction, by sass.PIPES class: 32 lanes /
     # (results per clock per SM / 4 schedulers), from the CUDA C++ Programming Guide's table of
@@ -88,16 +89,17 @@ H200_FIT = {
     "l2_bytes_per_s": 6054000000000.0,
     "issue_efficiency": 1.0,
     "l1_wavefronts_per_sm_cycle": 1.0,
-    "alu_latency_cycles": 2.928,
-    "dram_latency_under_load": 1.05,
-    "barrier_cycles": 0.0236,
-    "barrier_cycles_per_warp": 2.529,
-    "atomic_request_s": 1.933e-10,
+    "alu_latency_cycles": 3.068,
+    "dram_latency_under_load": 1.126,
+    "barrier_cycles": 0.02397,
+    "barrier_cycles_per_warp": 3.792,
+    "atomic_request_s": 1.923e-10,
     "shared_atomic_cycles": 7.578e-10,
-    "overlap_p": 2.026,
+    "overlap_p": 2.656,
     "atomics_per_s": 189200000000.0,
-    "store_sector_cycles": 3.182,
-    "l1_fill_sector_cycles": 3.902e-12,
+    "store_sector_cycles": 2.242,
+    "block_launch_per_cycle": 0.9876,
+    "l1_fill_sector_cycles": 4.447e-12,
 }
 
 H200 = GPU(

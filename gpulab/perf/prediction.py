@@ -66,9 +66,13 @@ class Prediction:
     def _head(self):
         tag = "" if self.validated else " (NOT VALIDATED: datasheet figures only)"
         err = self.sampling.get("relative_error")
-        samp = f"simulated {self.sampling['blocks_simulated']} of {self.sampling['blocks']} blocks" + (
-            f", sampling error about {err:.1%}" if err is not None else ", exact"
-        )
+        if err is not None:
+            tail = f", sampling error about {err:.1%}"
+        elif self.sampling["blocks_simulated"] < self.sampling["blocks"]:
+            tail = ", one block's counts scaled up (it ran long): no sampling error estimate"
+        else:
+            tail = ", exact"
+        samp = f"simulated {self.sampling['blocks_simulated']} of {self.sampling['blocks']} blocks" + tail
         return [
             f"predicted on an {self.gpu}{tag}: kernel `{self.kernel}` takes {_fmt_s(self.time_s)}",
             f"limited by: {self.limiter}",

@@ -1,7 +1,7 @@
 """The machine code a kernel will run, from this CPU: numba-cuda's PTX -> ptxas -> nvdisasm.
 
-``compile_sass(fn, argtypes, arch="sm_90")`` returns the registers per thread ptxas allots and
-every SASS instruction tagged with its Python source line (``nvdisasm -g``): what the model
+``compile_sass(fn, argtypes, arch="sm_90")`` returns the registers per thread ptxas allots (for the
+PTX the GPU runs: without line info unless the kernel asks for it) and every SASS instruction tagged with its Python source line (``nvdisasm -g``): what the model
 needs to count instructions exactly instead of guessing them from the source. It needs the
 CUDA 13 compiler wheels (``pip install gpulab[sass]``: nvidia-cuda-nvcc, nvidia-nvvm,
 nvidia-cuda-nvrtc, nvidia-cuda-nvdisasm; numba-cuda 0.30 emits PTX 9.0, which ptxas 12.x
@@ -130,6 +130,7 @@ class KernelSASS:
     insns: list  # executable instructions (trailing padding dropped)
     filename: str
     ptxas_log: str = ""
+    registers_lineinfo: int = 0  # ptxas's count for the PTX with line info (the tagged SASS's)
     loops: list = field(default_factory=list)  # (start addr, end addr) of each back-edge loop
 
     @property
@@ -277,6 +278,37 @@ def parse(text, filename):
     return insns
 
 
+_REG = re.compile(r"\bR(\d+)\b")
+_NO_DEST = PIPES["branch"] | PIPES["barrier"] | {"ST", "STG", "STS", "STL", "RED", "ISETP", "FSETP", "DSETP"}
+
+
+def load_waits(insns, start, end):
+    """Times one pass over the SASS from ``start`` to ``end`` (a loop's body) stops to wait for
+    global loads: loads issue back to back until an instruction reads a register one of them is
+    still filling; then the warp waits once for all of that group. gemv_columns_coalesced's loop,
+    unrolled 4 times, loads two rows, uses them, then loads the next two: two waits per trip,
+    not one (blind_r4: 232 ns per row on the H200, where one wait per 4 rows gives 88 ns)."""
+    pending, waits = set(), 0
+    for i in insns:
+        if not start <= i.addr <= end:
+            continue
+        ops = i.operands.split(",")
+        srcs = ops if i.op in _NO_DEST else ops[1:]
+        if pending and any(int(r) in pending for o in srcs for r in _REG.findall(o)):
+            waits += 1
+            pending.clear()
+        if i.op in ("LDG", "LD") and ops:
+            m = _REG.search(ops[0])
+            if m:
+                w = 4 if ".128" in i.mods else 2 if ".64" in i.mods else 1
+                pending.update(range(int(m.group(1)), int(m.group(1)) + w))
+        elif i.op not in _NO_DEST and ops:  # a register written by other code is no longer a load's
+            m = _REG.search(ops[0])
+            if m:
+                pending.discard(int(m.group(1)))
+    return waits + (1 if pending else 0)
+
+
 def _loops(insns):
     """Back edges: (target address, branch address) for every branch that jumps backwards."""
     return sorted(
@@ -333,16 +365,43 @@ class _NoDriverCC:
         return False
 
 
-@functools.lru_cache(maxsize=64)
-def _compile_cached(fn, argtypes, arch, fastmath):
+def _ptx(fn, argtypes, arch, fastmath, lineinfo):
     from numba import cuda
 
-    ptxas, nvdisasm = tools()
     try:
         with _NoDriverCC(fn, ARCHS[arch]):
-            ptx, _ = cuda.compile_ptx(fn, argtypes, cc=ARCHS[arch], lineinfo=True, fastmath=fastmath)
+            ptx, _ = cuda.compile_ptx(fn, argtypes, cc=ARCHS[arch], lineinfo=lineinfo, fastmath=fastmath)
     except Exception as e:  # noqa: BLE001 - numba's typing/lowering errors, or NVVM missing
         raise SassUnavailable(f"numba-cuda could not compile {fn.__name__} to PTX: {str(e)[:400]}") from e
+    return ptx
+
+
+def _ptxas_registers(ptx, arch, name):
+    """(registers, spill bytes) ptxas gives one PTX text."""
+    ptxas, _ = tools()
+    with tempfile.TemporaryDirectory(prefix="gpulab_sass_") as d:
+        p = os.path.join(d, "k.ptx")
+        with open(p, "w") as f:
+            f.write(ptx)
+        r = subprocess.run([ptxas, f"-arch={arch}", "-v", p, "-o", os.path.join(d, "k.cubin")], **_RUN)
+    if r.returncode:
+        raise SassUnavailable(f"ptxas failed for {name} ({arch}): {r.stderr.strip()[:400]}")
+    log = r.stdout + r.stderr
+    m, sp = _REGS.search(log), _SPILL.search(log)
+    return (int(m.group(1)) if m else 0), (int(sp.group(1)) + int(sp.group(2)) if sp else 0)
+
+
+_RUN = dict(capture_output=True, text=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _compile_cached(fn, argtypes, arch, fastmath, lineinfo=False):
+    """The SASS tagged with source lines comes from PTX with line info; the registers and spills
+    from the PTX the GPU runs, compiled as the kernel is declared (``lineinfo`` off by default).
+    NVVM emits different PTX with line info: layernorm_row_block (blind_r4) is 39 registers with
+    it and 44 without, and the H200 ran it with 44."""
+    ptxas, nvdisasm = tools()
+    ptx = _ptx(fn, argtypes, arch, fastmath, True)
     with tempfile.TemporaryDirectory(prefix="gpulab_sass_") as d:
         p, c = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
         with open(p, "w") as f:
@@ -357,13 +416,22 @@ def _compile_cached(fn, argtypes, arch, fastmath):
         if s.returncode:
             raise SassUnavailable(f"nvdisasm failed for {fn.__name__}: {s.stderr.strip()[:400]}")
     m = _REGS.search(log)
-    sp = _SPILL.search(log)
+    regs_li = int(m.group(1)) if m else 0
+    regs, spill = (
+        _ptxas_registers(_ptx(fn, argtypes, arch, fastmath, False), arch, fn.__name__)
+        if not lineinfo
+        else (regs_li, 0)
+    )
+    if lineinfo:
+        sp = _SPILL.search(log)
+        spill = int(sp.group(1)) + int(sp.group(2)) if sp else 0
     filename = fn.__code__.co_filename
     insns = parse(s.stdout, filename)
     return KernelSASS(
         arch=arch,
-        registers=int(m.group(1)) if m else 0,
-        spill_bytes=int(sp.group(1)) + int(sp.group(2)) if sp else 0,
+        registers=regs,
+        registers_lineinfo=regs_li,
+        spill_bytes=spill,
         insns=insns,
         filename=filename,
         ptxas_log=log,
@@ -376,6 +444,8 @@ def compile_sass(fn, argtypes, arch="sm_90", fastmath=False) -> KernelSASS:
     a signature string, or launch arguments) on ``arch`` ("sm_90", "sm_80", "sm_75")."""
     if arch not in ARCHS:
         raise ValueError(f"unknown architecture {arch!r}; known: {sorted(ARCHS)}")
+    lineinfo = bool(getattr(fn, "targetoptions", {}).get("lineinfo", False))
+    fastmath = fastmath or bool(getattr(fn, "targetoptions", {}).get("fastmath", False))
     fn = getattr(fn, "py_func", fn)
     if isinstance(argtypes, str):
         from numba.core.sigutils import normalize_signature
@@ -383,4 +453,4 @@ def compile_sass(fn, argtypes, arch="sm_90", fastmath=False) -> KernelSASS:
         argtypes = tuple(normalize_signature(argtypes)[0])
     elif argtypes and not all(hasattr(t, "key") or type(t).__module__.startswith("numba") for t in argtypes):
         argtypes = argtypes_of(argtypes)
-    return _compile_cached(fn, tuple(argtypes), arch, fastmath)
+    return _compile_cached(fn, tuple(argtypes), arch, fastmath, lineinfo)
