@@ -28,8 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchenv import environment  # noqa: E402
 
 
-def run_one(src: Path, scratch: Path, timeout: int) -> dict:
-    """Execute a copy of ``src`` with its kernel in an empty folder; time, error, first line."""
+def run_one(src: Path, scratch: Path, timeout: int, keep: Path | None = None) -> dict:
+    """Execute a copy of ``src`` with its kernel in an empty folder; time, error, first line.
+    With ``keep``, the executed notebook (outputs included) is written there for reading."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -53,6 +54,8 @@ def run_one(src: Path, scratch: Path, timeout: int) -> dict:
         "",
     )
     left = sorted(p.name for p in work.iterdir())
+    if keep is not None:
+        nbformat.write(nb, keep / src.name)
     return {
         "notebook": src.name,
         "ok": error is None,
@@ -69,6 +72,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=300, help="seconds per cell")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--keep", default=None, help="folder for the executed notebooks (outputs kept)")
     opts = ap.parse_args()
     os.environ.setdefault("GPULAB_QUIET", "1")
     import gpulab
@@ -88,9 +92,12 @@ def main() -> int:
     print(doctor.stdout, flush=True)
     scratch = Path(tempfile.mkdtemp(prefix="gpulab-chapters-"))
     paths = [Path(p).resolve() for p in opts.notebooks]
+    keep = Path(opts.keep).resolve() if opts.keep else None
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
-        runs = list(pool.map(lambda p: run_one(p, scratch, opts.timeout), paths))
+        runs = list(pool.map(lambda p: run_one(p, scratch, opts.timeout, keep), paths))
     for r in runs:
         print(
             f"{'ok ' if r['ok'] else 'ERR'} {r['seconds']:7.1f} s  {r['notebook']}  {r['import_gpulab_said']}"
