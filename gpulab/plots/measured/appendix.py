@@ -51,6 +51,7 @@ ORDER = (
     "sim_speed",
     "blind_r3",
     "blind_r4",
+    "blind_r5",
     "perf_sass_check",
     "perf_train",
     "hw05_copies",
