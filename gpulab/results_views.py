@@ -402,32 +402,6 @@ CLOCK_NOT_RECORDED = {
     "int4_mma_ptx": ("no GPU timing", "what ptxas accepts and emits (compilation only)"),
     "occupancy_vs_driver": ("no GPU timing", "occupancy from the driver's API against gpulab's"),
     "tensor_cores_mma": ("no GPU timing", "tensor-core results against float64 (correctness only)"),
-    "launch_overhead": (
-        "not re-measured",
-        "launch costs recorded 2026-12-01, before the clock record. The re-run with the clock "
-        "(2026-12-02, SM clock 1980 MHz throughout; benchmarks/raw/launch_overhead_2026-12-02_clock.json) "
-        "ran on a host whose numba launch cost 29 us against 18, so it is kept raw: chapter 06 "
-        "subtracts this file's host launch costs from bandwidth.json's copy times of the earlier session",
-    ),
-    "stall_reasons": (
-        "not re-measured",
-        "Nsight Compute stall ratios recorded 2026-12-01 without sm__cycles_elapsed.avg.per_second; "
-        "not re-run in the clock pass's one device run",
-    ),
-    "instruction_costs": (
-        "not re-measured",
-        "Nsight Compute times recorded 2026-12-01 without sm__cycles_elapsed.avg.per_second; not "
-        "re-run in the clock pass's one device run",
-    ),
-    "perf_blind": (
-        "not re-measured",
-        "the first blind round (superseded by blind_r3), timed under Nsight Compute without the clock metric",
-    ),
-    "tensor_cores_throughput": (
-        "not re-measured",
-        "torch matmul throughput (2026-11-29) with one nvidia-smi reading during one size, which "
-        "is not a record of the clock during the timed runs",
-    ),
     "tensor_cores_throughput_issue7": (
         "not re-measured",
         "figures copied from issue 7 (an earlier session's run): method and clock not recorded",

@@ -73,6 +73,11 @@ def test_result_clock_reads_the_whole_run_and_says_why_not():
         ("reduction", lambda r: r["device_sum"]["runs"] + list(r["device_sum"]["libraries"].values())),
         ("perf_model", lambda r: list(r["clock_rerun"]["cases"].values())),
         ("transpose_variants", lambda r: list(r["variants"].values())),
+        ("stall_reasons", lambda r: list(r["kernels"].values())),
+        ("perf_blind", lambda r: list(r["clock_rerun"]["cases"].values())),
+        ("tensor_cores_throughput", lambda r: [c for v in r["sweep_sm_clock"].values() for c in v.values()]),
+        ("launch_overhead", lambda r: list(r["clock_rerun"]["launch_parts"].values())),
+        ("instruction_costs", lambda r: [r]),
     ],
 )
 def test_re_measured_results_record_the_clock_with_every_timing(name, rows):
