@@ -125,8 +125,9 @@ def test_many_small_blocks_are_bound_by_the_block_launch_rate():
     assert 60e-6 < 131072 / (H200.block_launch_per_cycle * H200.clock_hz) < 130e-6
 
 
-def test_one_long_block_is_the_whole_sample_and_the_report_says_so():
+def test_one_long_block_is_the_whole_sample_and_the_report_says_so(monkeypatch):
     """A block whose simulation alone takes half the budget is not simulated twice more."""
+    monkeypatch.setattr(engine, "SINGLE_BLOCK_MIN_CPU_S", 0.0)
     x = np.ones(64 * 256, np.float32)
     p = engine.predict(relu, 64, 256, np.zeros_like(x), x, 1.5, budget_s=1e-4, use_sass=False)
     assert p.sampling["single_block"] and p.sampling["blocks_simulated"] == 1

@@ -24,6 +24,9 @@ from .sample import DRAM_CHUNK, KEY, choose_blocks, simulate
 
 PRED_ON_FACTOR = 0.9912  # fitted: pred-on / all thread instructions (perf_model.json)
 MAX_BLOCKS_PER_HALF = 64
+# a pilot block costing more CPU seconds than this and half the budget is the whole sample (a tiny
+# budget asked for to force sampling does not make every block "long")
+SINGLE_BLOCK_MIN_CPU_S = 1.0
 
 
 def estimate_registers(fn) -> int:
@@ -217,7 +220,7 @@ def sample_counts(kernel, grid, block, args, *, shared_bytes=0, registers=None, 
         c, _ = one(np.arange(total))
         return c, None
     pilot, wall = one(choose_blocks(total, 1))
-    if cpu["last"] > budget_s / 2:
+    if cpu["last"] > max(budget_s / 2, SINGLE_BLOCK_MIN_CPU_S):
         # one block alone took half the budget of CPU time (a block that loops over all the data:
         # nbody_tile, one_block_shared_loop): two more for a sampling error would triple the
         # wait, so the pilot block is the estimate, and the report says there is no error bar
