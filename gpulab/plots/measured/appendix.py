@@ -188,8 +188,8 @@ def clock_line(name: str, res: dict, short: bool = False) -> str | None:
     if clk is None:
         return rv.clock_text(None)
     text = rv.result_clock(name, res)["text"]
-    if all(w.startswith("clock_rerun") for w in recs):  # perf_model.json
-        text += " (of the clock re-run of the same launches; the run the model is fitted on recorded none)"
+    if all(w.startswith("clock_rerun") for w in recs):  # perf_model, perf_blind, launch_overhead
+        text += " (of the clock re-run of the same launches; the run whose figures are shown recorded none)"
     return text
 
 
