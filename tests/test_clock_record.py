@@ -33,6 +33,22 @@ def test_sampler_samples_only_inside_timed_regions():
     assert len(clk.all_samples) == rec["samples"] + 1
 
 
+def test_sample_now_reads_in_the_calling_thread_and_counts_like_a_region():
+    """launch_overhead's host-timed loops: one sample at each end, none from the thread meanwhile."""
+    clk = benchenv.ClockSampler(period_s=0.001)
+    readings = iter(range(1500, 10**6))
+    clk._read = lambda: (float(next(readings)), 0x4)
+    with clk:
+        clk.sample_now()
+        time.sleep(0.02)  # no region active: the sampling thread takes nothing
+        clk.sample_now()
+        rec = clk.take()
+    assert rec["samples"] == 2 and (rec["min_MHz"], rec["max_MHz"]) == (1500.0, 1501.0)
+    assert rec["clock_reasons_seen"] == {"sw_power_cap": 2}
+    assert clk.whole_run()["samples"] == 2
+    benchenv.sample_now(None)  # the CPU path: no sampler, nothing happens
+
+
 def test_clock_summary_refuses_no_samples_and_takes_the_median():
     with pytest.raises(ValueError, match="no SM clock samples"):
         benchenv.clock_summary([], "x")
@@ -98,3 +114,18 @@ def test_loop_finder_reads_labels_and_addresses():
         ["FFMA R0, R0, R11, 0.001", "@P1 BRA `(.L_x_2)"],
         ["IADD3 R2, R2, 0x1, RZ", "@P0 BRA 0x30"],
     ]
+
+
+def test_launch_overhead_clock_rerun_and_host_runs():
+    """launch_overhead.json keeps 2026-12-01's figures, its GPU-side parts re-measured with the
+    clock agree (within 5%), and the host launch costs of every run are recorded: the sampling
+    thread did not slow numba's launches (interleaved check), the host's state did."""
+    lo = results.load("launch_overhead")
+    rr = lo["clock_rerun"]["launch_parts"]
+    for fw in ("numba", "torch"):
+        assert rv.measured_clock(rr[fw]) and all(abs(v - 1) < 0.05 for v in rr[fw]["vs_this_file"].values())
+    runs = lo["host_launch_runs"]["runs"]
+    assert len(runs) >= 3 and all(r["numba_host_launch_s"] > r["torch_host_launch_s"] for r in runs)
+    check = lo["host_launch_runs"]["sampler_check"]["numba_tiny"]
+    none = check["none"]["median"]
+    assert all(abs(check[m]["median"] / none - 1) < 0.05 for m in check)
