@@ -204,7 +204,7 @@ from nbconvert import HTMLExporter
 nb = nbformat.read(sys.argv[1], as_version=4)
 nbclient.NotebookClient(nb, timeout=900, kernel_name="python3", store_widget_state=True,
                         resources={"metadata": {"path": sys.argv[3]}}).execute()
-html, _ = HTMLExporter().from_notebook_node(nb)
+html, _ = HTMLExporter(widget_renderer_url=sys.argv[4], require_js_url=sys.argv[5]).from_notebook_node(nb)
 open(sys.argv[2], "w").write(html)
 """
 
@@ -215,32 +215,41 @@ return [state ? state.textContent : null, views.map(v => JSON.parse(v.textConten
 """
 
 
-def test_a_chapters_widgets_reach_the_browser_under_colabs_ipywidgets_7(colab_cpu, wheel, tmp_path):
+def test_a_chapters_widgets_are_drawn_in_the_browser_under_colabs_ipywidgets_7(colab_cpu, wheel, tmp_path):
     """The browser half under ipywidgets 7.7.1 (test_browser.py does it for the book, built with 8):
     chapter 01 run in Colab's runtime with its widget state stored, exported to HTML by Colab's own
     nbconvert, opened in headless Chromium: every widget view on the page names a model whose state
-    is embedded, and that state is ipywidgets 7's (@jupyter-widgets/controls 1.5.0), so the page
-    draws it with 7's renderer. The renderer comes from a CDN, blocked here as in test_browser.py;
-    the drawing and answering themselves are the kernel-side test above."""
+    is embedded, that state is ipywidgets 7's (@jupyter-widgets/controls 1.5.0), and 7's renderer
+    (html-manager 0.20.9, served from the site instead of the blocked CDN: tests/widget_renderers.py)
+    draws every view, the explorer's starting answer included, with no error from the page. The
+    answering itself (moving a control runs Python) is the kernel-side test above."""
     import chromium
+    import widget_renderers as wr
 
     chromium.require()
     py = colab_cpu[0]
     nb = ce.colab_notebook(CHAPTERS[0], wheel, tmp_path / CHAPTERS[0].name)
     page = tmp_path / "site" / "chapter01.html"
     page.parent.mkdir()
+    embed, require, _ = wr.install(page.parent, 7)
     folder = ce.scratch("content-")
     p = subprocess.run(
-        [py, "-c", _EXPORT, str(nb), str(page), str(folder)],
+        [py, "-c", _EXPORT, str(nb), str(page), str(folder), embed, require],
         capture_output=True,
         text=True,
         timeout=1800,
         cwd=folder,
     )
     assert p.returncode == 0, p.stderr[-4000:]
-    with chromium.session(page.parent) as (drv, base):
+    with chromium.session(page.parent, log_browser=True) as (drv, base):
         drv.get(f"{base}/{page.name}")
         state_text, views = drv.execute_script(_WIDGETS_ON_PAGE)
+        drawn = wr.drawn_views(drv)
+        errors = [
+            e["message"]
+            for e in drv.get_log("browser")
+            if e["level"] == "SEVERE" and e["message"].startswith(base) and "/favicon.ico" not in e["message"]
+        ]
     assert state_text, "no widget state embedded in the page"
     state = json.loads(state_text)["state"]
     assert views, "no widget view on the page"
@@ -250,6 +259,17 @@ def test_a_chapters_widgets_reach_the_browser_under_colabs_ipywidgets_7(colab_cp
         m["model_module_version"] for m in state.values() if m["model_module"] == "@jupyter-widgets/controls"
     }
     assert controls == {"1.5.0"}, f"controls state versions {controls}: not ipywidgets 7's"
+    not_drawn = [m for m, d, _ in drawn if not d]
+    assert len(drawn) == len(views) and not not_drawn, f"{len(not_drawn)} of {len(drawn)} views not drawn"
+    assert not errors, errors
+    from gpulab import results
+    from gpulab.models import latency as lat
+    from gpulab.widgets import latency as latwidgets
+
+    ns = round(lat.ladder_levels(results.load("latency"))["DRAM"]["ns"])
+    want = latwidgets.explorer({}, latency_ns=ns).compute()["warps_per_sm"]
+    shown = " ".join(text for _, _, text in drawn)
+    assert f"answer = {want}" in shown, shown[:2000]
 
 
 # --- the GPU runtime, as far as a CPU can tell ----------------------------------------------------
