@@ -20,9 +20,10 @@ Measures on a GPU, after a warm-up, median of repeats, and labels each figure fo
     with gpulab.timeline (perf_counter on the host, CUDA events for the kernels), serial and with
     the host work of step k+1 overlapping the kernel of step k.
 The SM clock (benchenv.ClockSampler, "sm_clock" per section and for the whole run): a loop timed
-on the host gets one sample just before and one just after it, read in the main thread, because
-a sampling thread running inside it slowed the launches it times; the sampling thread runs only
-while the host waits in synchronize() for GPU work (sections 1-3).
+on the host gets one sample just before and one just after it, read in the main thread, so no
+other thread of the process runs beside the timed Python (the sampler check below found the
+sampling thread's effect on numba's launches within 1%, far below the host's own spread between
+runs); the sampling thread runs only while the host waits in synchronize() for GPU work.
   * "sampler_check" (section 0, first): numba's and torch's host launch cost in one process with
     no sampler, with the sampling thread inside the loop (NVML, as the 2026-12-02 run did), with
     a sampling thread that reads no NVML, and with samples at the ends only; interleaved rounds,
@@ -118,7 +119,7 @@ def launch_rate(launch_once, sync, event_factory, n=N_LAUNCH):
     for _ in range(REPEATS):
         e0, e1 = event_factory()
         sync()
-        benchenv.sample_now(CLOCK)  # at the ends only: a sampling thread slows the timed loop
+        benchenv.sample_now(CLOCK)  # at the ends only: no other thread beside the timed loop
         t0 = time.perf_counter()
         e0()
         for _ in range(n):
