@@ -147,5 +147,9 @@ def test_the_recorded_gpu_run_was_every_chapter_from_the_wheel():
     assert rec["backend"] == "gpu" and "H200" in (rec["environment"]["gpu"] or "")
     assert sorted(r["notebook"] for r in rec["runs"]) == sorted(p.name for p in ROOT.glob("chapters/*.ipynb"))
     assert rec["passed"] == rec["total"] == len(rec["runs"]) and all(r["ok"] for r in rec["runs"])
-    assert "site-packages" in rec["gpulab_imported_from"] or "/site" in rec["gpulab_imported_from"]
+    # an install target (site-packages, a --target folder), never a checkout: chapters_from_wheel.py
+    # refuses to run when gpulab is imported from one, and the record names where it came from
+    where = rec["gpulab_imported_from"]
+    assert where.endswith("/gpulab") and not where.startswith(str(ROOT)), where
+    assert "site" in where.rsplit("/", 2)[-2], f"gpulab came from {where}, not an install target"
     assert all(r["files_left_in_folder"] == [] for r in rec["runs"])
