@@ -230,3 +230,62 @@ def test_hw09_q3_worth_buying_edges(p, ok):
 )
 def test_hw09_q4_format_choice_edges(x, w, ok):
     assert passes(precision.check_native_format_choice({"x": x, "w": w})) == ok
+
+
+# ---- hw11 q2 (added after round 3): the ladder's reading, rules from the question's text --------
+
+
+def _hw11_q2_right():
+    """The right answer computed here by the text's rules from the shipped counters."""
+    import json
+
+    from gpulab.checks import sgemm_ladder as L
+
+    r = json.loads(L.SHIPPED.read_text())
+    every, ncu = {**r["steps"], **r["steps_unrolled"]}, r["ncu"]["kernels"]
+
+    def blocks(regs):  # 65,536 registers per SM, per warp in units of 256; at most 2,048 threads
+        return min(65536 // (-(-regs * 32 // 256) * 256) // 8, 2048 // 256)
+
+    facts = L.ladder_facts()
+    return {
+        "ffma_share": {s: ncu[s][L.FFMA] / 32 / ncu[s][L.INST] for s in L.STEPS},
+        "blocks_per_sm": {s: blocks(every[s]["registers"]) for s in L.STEPS},
+        "unroll_alone": next(iter(facts["worse"])),
+        "uint32_fixed": sorted(facts["improved"]),
+    }
+
+
+class _StrEqualToAnything(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+@pytest.mark.parametrize(
+    "edit,ok",
+    [
+        (lambda a: None, True),
+        (lambda a: a["ffma_share"].update(prefetch=a["ffma_share"]["prefetch"] + 0.009), True),
+        (lambda a: a["ffma_share"].update(prefetch=a["ffma_share"]["prefetch"] + 0.011), False),
+        (lambda a: a["ffma_share"].update(unroll=a["ffma_share"]["unroll"] * 100), False),  # a percentage
+        (lambda a: a["blocks_per_sm"].update(unroll=float(a["blocks_per_sm"]["unroll"])), True),  # 1.0
+        (lambda a: a["blocks_per_sm"].update(unroll=a["blocks_per_sm"]["unroll"] + 1), False),
+        (lambda a: a.update(uint32_fixed=tuple(reversed(a["uint32_fixed"]))), True),
+        (lambda a: a.update(unroll_alone=_StrEqualToAnything("bank conflicts")), False),
+    ],
+)
+def test_hw11_q2_ladder_edges(edit, ok):
+    from gpulab.checks import sgemm_ladder as L
+
+    text = question_text("hw11_sgemm", "q2")
+    assert "Within 0.01" in text and L.SHARE_TOLERANCE == 0.01
+    for rule in ("65,536 registers", "units of 256", "2,048 threads", "256-thread blocks"):
+        assert rule in text, rule
+    for factor in L.FACTORS:
+        assert f'"{factor}"' in text, factor
+    answer = _hw11_q2_right()
+    edit(answer)
+    res = L.check_ladder_reading(answer)
+    assert passes(res) == ok, res.message
