@@ -28,11 +28,6 @@ HTML_MANAGER = {7: "0.20.9", 8: "1.0.6"}
 REQUIREJS = "2.3.4"  # the book's pages name require.js 2.3.4
 #: where a page loads them from, relative to the served site's root
 SITE_DIR = "_widget_renderer"
-#: ipywidgets 8's typeset() calls MathJax 2's ``MathJax.Hub.Queue`` whenever ``window.MathJax``
-#: exists; the book serves MathJax 3 (3.2.2, no ``Hub``), so each HTML widget the renderer draws logs
-#: this error after its text is set (seen 2026-12-02 on chapters 02-10; the widgets are drawn). A
-#: known defect of the book's pages with ipywidgets 8, named here so that any other error fails.
-MATHJAX3_HUB_ERROR = "Cannot read properties of undefined (reading 'Queue')"
 
 
 def _package(name: str, version: str) -> Path:

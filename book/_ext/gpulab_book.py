@@ -112,6 +112,8 @@ def setup(app):
     app.connect("builder-inited", hidden_cells_in_singlehtml)
     app.connect("builder-inited", link_figures_to_full_size)
     app.add_css_file("gpulab_book.css")
+    # after MathJax (priority 500, deferred): MathJax 2's Hub.Queue for ipywidgets 8's renderer
+    app.add_js_file("gpulab_mathjax_hub.js", priority=501, loading_method="defer")
     book_solutions.setup(app)
     book_widgets.setup(app)
     book_math.setup(app)
