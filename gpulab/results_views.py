@@ -551,8 +551,8 @@ BLIND_ROUND = "blind_r4"
 def blind_accuracy(round_name: str | None = None) -> dict:
     """gpulab.predict's accuracy on kernels it never saw, from the latest blind round (or the
     round ``round_name``, e.g. "blind_r3"): kernels predicted, median |predicted/measured - 1|
-    (and as text, "34%"), how many were outside 2x, how many could not be predicted, and the
-    model's commit."""
+    (and as text, "34%"), how many were outside 2x, how many could not be predicted, the
+    model's commit, and whether that model is the one shipped now (blind_round_vs_fit)."""
     name = round_name or BLIND_ROUND
     r = results.load(name)
     if r is None:
@@ -568,7 +568,44 @@ def blind_accuracy(round_name: str | None = None) -> dict:
         "outside_2x": out if isinstance(out, int) else len(out),
         "not_predicted": len(r["predicted"].get("failed_to_predict") or []),
         "model_commit": r["predicted"].get("model_files_commit") or r["predicted"].get("model_commit"),
+        **blind_round_vs_fit(name),
     }
+
+
+def blind_round_vs_fit(round_name: str) -> dict:
+    """Whether a blind round scores the model now shipped, read from the last fit's record
+    (perf_train.json; its params are gpus.H200_FIT, tests/test_perf_model.py checks that):
+    ``refitted_on`` when the round's kernels were training data of that fit, ``current_model``
+    when the fit names the round nowhere (so it was measured after the fit and never seen by it)."""
+    fit = results.load("perf_train")
+    if fit is None:
+        raise FileNotFoundError(f"perf_train.json is not among the recorded results ({results.roots()})")
+    seen = {c.split(":")[0] for c in [*fit.get("train", []), *fit.get("held_out", [])]}
+    refitted = round_name in {c.split(":")[0] for c in fit.get("train", [])}
+    return {
+        "refitted_on": refitted,
+        "current_model": round_name not in seen and round_name not in fit.get("after", {}),
+    }
+
+
+def blind_accuracy_clause(acc: dict | None = None) -> str:
+    """The clause chapters quote for the model's blind accuracy, from blind_accuracy(): the
+    current model's own score, or, when the model has since been refitted on (or revised after)
+    that round, the score of the version that predicted it, saying so."""
+    a = acc or blind_accuracy()
+    out = a["outside_2x"]
+    off = "none was" if out == 0 else f"{out} was" if out == 1 else f"{out} were"
+    m = re.fullmatch(r".*_r(\d+)", a["round"])
+    rnd = f"blind round {m.group(1)}" if m else a["round"]
+    tail = f"{a['median_error_text']}, and {off} off by more than a factor of two"
+    if a["current_model"]:
+        return f"on {a['kernels']} kernels it had never seen ({rnd}), its median error was {tail}"
+    since = "refitted on those kernels" if a["refitted_on"] else "revised after seeing them"
+    return (
+        f"its last blind score is that of the previous version of the model, before it was "
+        f"{since}: on {a['kernels']} kernels that version had never seen ({rnd}), the median "
+        f"error was {tail}"
+    )
 
 
 def previous_blind_round(round_name: str | None = None) -> str | None:
