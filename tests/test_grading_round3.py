@@ -192,6 +192,39 @@ def test_a_public_test_is_not_fooled_by_an_int_equal_to_anything(hw, test, answe
         _public_test(hw, test)(answer)
 
 
+class _TextEqualToAnything(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+def _hw11_ladder(alone, fixed):
+    steps = ("prefetch", "unroll", "unroll_u32")
+    return {
+        "ffma_share": dict.fromkeys(steps, 0.5),
+        "blocks_per_sm": dict.fromkeys(steps, 1),
+        "unroll_alone": alone,
+        "uint32_fixed": fixed,
+    }
+
+
+def test_hw11_q2_public_test_is_not_fooled_by_text_equal_to_anything():
+    """A ``str`` subclass whose ``__eq__`` returns True passed hw11 q2's ``in factors`` (one public
+    point); the public test and the check now compare the plain text it holds."""
+    from gpulab.checks import sgemm_ladder
+
+    public = _public_test("hw11_sgemm", "test_q2_form")
+    public(_hw11_ladder("occupancy", ["occupancy"]))  # the form of a real answer passes
+    for ladder in (
+        _hw11_ladder(_TextEqualToAnything("x"), ["occupancy"]),
+        _hw11_ladder("occupancy", [_TextEqualToAnything("x")]),
+    ):
+        with pytest.raises(AssertionError, match="unroll_alone|uint32_fixed"):
+            public(ladder)
+        assert not sgemm_ladder.check_ladder_reading(ladder)
+
+
 def test_public_tests_still_take_the_right_answers_in_other_types():
     _public_test("hw03_04_divergence_occupancy", "test_q2_form")(lambda t, r: 8.0)  # 8.0: a count
     _public_test("hw02_simt", "test_q1_form")(lambda n, b: __import__("numpy").int64(2))

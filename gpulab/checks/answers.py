@@ -90,6 +90,12 @@ class _StartingFloat(float):
     __slots__ = ()
 
 
+def as_text(v):
+    """The plain ``str`` a text answer holds (a ``str`` subclass's own ``__eq__`` is ignored, so
+    a string "equal to anything" compares as what it really holds); ``None`` for anything else."""
+    return str.__str__(v) if isinstance(v, str) else None
+
+
 def starting(value):
     """``value`` marked as a widget's starting value (a dict, int or float): a check reads it as
     not answered until a control moves (the widget then writes a plain value)."""

@@ -14,7 +14,7 @@ import json
 import math
 from pathlib import Path
 
-from gpulab.checks.answers import as_number, as_whole
+from gpulab.checks.answers import as_number, as_text, as_whole
 from gpulab.checks.result import CheckResult, untouched
 
 __all__ = ["check_ladder_reading", "ladder_facts", "STEPS", "FACTORS", "SHARE_TOLERANCE"]
@@ -103,12 +103,10 @@ def _form(ladder) -> str | None:
         return "ffma_share is a fraction of the issued instructions, between 0 and 1"
     if not all(as_whole(v) is not None and as_whole(v) >= 0 for v in ladder["blocks_per_sm"].values()):
         return "blocks_per_sm counts whole blocks"
-    if not isinstance(ladder["unroll_alone"], str) or ladder["unroll_alone"] not in FACTORS:
+    if as_text(ladder["unroll_alone"]) not in FACTORS:
         return f"ladder['unroll_alone'] must be one of {list(FACTORS)}, got {ladder['unroll_alone']!r}"
     fixed = ladder["uint32_fixed"]
-    if not isinstance(fixed, (list, tuple, set)) or not all(
-        isinstance(f, str) and f in FACTORS for f in fixed
-    ):
+    if not isinstance(fixed, (list, tuple, set)) or not all(as_text(f) in FACTORS for f in fixed):
         return f"ladder['uint32_fixed'] must be a list of factors from {list(FACTORS)}, got {fixed!r}"
     return None
 
@@ -139,14 +137,14 @@ def check_ladder_reading(ladder, res: dict | None = None) -> CheckResult:
                 "blocks (chapter 4: registers are allocated per warp, 65,536 per SM)",
             )
     worse = facts["worse"]
-    alone = str.__str__(ladder["unroll_alone"])  # a plain str, whatever a subclass's __eq__ says
+    alone = as_text(ladder["unroll_alone"])  # a plain str, whatever a subclass's __eq__ says
     if {alone} != worse:
         return CheckResult(
             False,
             f"unrolling alone did not slow the kernel through {alone!r}: compare "
             "the two steps' FFMA share, blocks per SM and conflicts. Which one got worse?",
         )
-    fixed = {str.__str__(f) for f in ladder["uint32_fixed"]}
+    fixed = {as_text(f) for f in ladder["uint32_fixed"]}
     if fixed != facts["improved"]:
         extra, lacking = fixed - facts["improved"], facts["improved"] - fixed
         what = []
