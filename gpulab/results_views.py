@@ -594,17 +594,19 @@ def blind_accuracy_clause(acc: dict | None = None) -> str:
     that round, the score of the version that predicted it, saying so."""
     a = acc or blind_accuracy()
     out = a["outside_2x"]
-    off = "none was" if out == 0 else f"{out} was" if out == 1 else f"{out} were"
+    off = f"with {'none' if out == 0 else out} of them off by more than a factor of two"
     m = re.fullmatch(r".*_r(\d+)", a["round"])
     rnd = f"blind round {m.group(1)}" if m else a["round"]
-    tail = f"{a['median_error_text']}, and {off} off by more than a factor of two"
     if a["current_model"]:
-        return f"on {a['kernels']} kernels it had never seen ({rnd}), its median error was {tail}"
+        return (
+            f"on {a['kernels']} kernels it had never seen ({rnd}), its median error was "
+            f"{a['median_error_text']}, {off}"
+        )
     since = "refitted on those kernels" if a["refitted_on"] else "revised after seeing them"
     return (
-        f"its last blind score is that of the previous version of the model, before it was "
-        f"{since}: on {a['kernels']} kernels that version had never seen ({rnd}), the median "
-        f"error was {tail}"
+        f"its last blind score is that of the previous version of the model (before it was "
+        f"{since}), a median error of {a['median_error_text']} on {a['kernels']} kernels it had "
+        f"never seen ({rnd}), {off}"
     )
 
 
