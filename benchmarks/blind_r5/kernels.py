@@ -217,7 +217,7 @@ def int8_dot16(out, a, b):
         out[i] = s
 
 
-@cuda.jit(cache=True)
+@cuda.jit  # not cache=True: numba cannot pickle a float16 kernel's linked library (Run B)
 def half_axpby(out, x, y, a, b):
     i = cuda.grid(1)
     if i < out.size:
