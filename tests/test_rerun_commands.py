@@ -33,12 +33,13 @@ def commands() -> list[str]:
 
 
 def recorded_scripts(x) -> set[str]:
-    """File names of the .py scripts a results record names in its command/source/what strings."""
+    """The .py scripts (paths under benchmarks/) a results record names in its command/source/what
+    strings: the path, not the bare file name, since several rounds each have a run.py."""
     out = set()
     if isinstance(x, dict):
         for k, v in x.items():
             if k in ("command", "ncu_command", "source", "what") and isinstance(v, str):
-                out |= {Path(p).name for p in SCRIPT.findall(v)}
+                out |= {p.split("benchmarks/", 1)[1] for p in SCRIPT.findall(v) if "benchmarks/" in p}
             else:
                 out |= recorded_scripts(v)
     elif isinstance(x, list):
@@ -64,11 +65,12 @@ def test_every_recorded_result_has_a_command(name):
         assert f"`{name}.json`" in text, f"A.8 should say that {name}.json has no script"
         return
     record = json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
-    wanted = {Path(WRITTEN_BY[name]).name} if name in WRITTEN_BY else recorded_scripts(record)
+    wanted = {WRITTEN_BY[name]} if name in WRITTEN_BY else recorded_scripts(record)
     assert wanted, f"{name}.json names no script: add it to WRITTEN_BY or NO_SCRIPT"
-    on_page = {Path(p).name for p in re.findall(r"benchmarks/[\w/]+\.py", text)}
+    on_page = set(re.findall(r"benchmarks/([\w/]+\.py)", text))
     assert wanted <= on_page, f"{name}.json is written by {sorted(wanted - on_page)}, not in A.8"
-    assert any(Path(path).name in wanted for path, _ in script_lines()), f"no line runs {name}.json's script"
+    ran = {path.removeprefix("benchmarks/") for path, _ in script_lines()}
+    assert ran & wanted, f"no line runs {name}.json's script"
 
 
 def test_every_command_names_a_script_and_options_it_accepts():
