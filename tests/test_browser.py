@@ -12,6 +12,8 @@ Skips with the reason when selenium, Chromium or chromedriver is missing (fails 
 
 from __future__ import annotations
 
+import re
+
 import json
 import time
 
@@ -53,6 +55,8 @@ def _our_errors(logs, base):
         msg = e.get("message", "")
         if not msg.startswith(base) or msg.startswith(f"{base}/favicon.ico"):
             continue  # blocked CDN requests, or the favicon probe
+        if re.match(rf"{re.escape(base)}/\S*@jupyter-widgets/\w+\.(woff2?|ttf|eot)\b", msg):
+            continue  # the locally served renderer's icon fonts (webpack asks beside the page; a CDN on the site)
         bad.append(msg)
     return bad
 
