@@ -273,9 +273,7 @@ def loop_mix(sass_text: str) -> dict:
     from gpulab.perf import sass
 
     insns = sass.parse(sass_text, "")
-    edges = {
-        (i.target, i.addr) for i in insns if i.op == "BRA" and i.target is not None and i.target <= i.addr
-    }
+    edges = sass._loops(insns)  # the back edges, by gpulab.perf.sass's one rule
 
     def body(lo, hi):
         return [i for i in insns if lo <= i.addr <= hi]
