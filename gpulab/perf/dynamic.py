@@ -108,8 +108,8 @@ def _const_range(node, glb):
 
 
 def _call_blocks(insns):
-    """Addresses of the basic blocks that call a subroutine (the slow path of a 64-bit division
-    or modulo: taken only when an operand does not fit in 32 bits, counted as not taken)."""
+    """Addresses of the basic blocks that call a slow-path subroutine (a 64-bit division or
+    modulo: taken only when an operand does not fit in 32 bits, counted as not taken; sass.Insn.slow_call)."""
     lead = {insns[0].addr} if insns else set()
     for k, i in enumerate(insns):
         if i.target is not None:
@@ -119,13 +119,18 @@ def _call_blocks(insns):
     out, block = set(), []
     for i in insns:
         if i.addr in lead and block:
-            if any(b.op == "CALL" for b in block):
+            if any(b.op == "CALL" and _slow(b) for b in block):
                 out.update(b.addr for b in block)
             block = []
         block.append(i)
-    if any(b.op == "CALL" for b in block):
+    if any(b.op == "CALL" and _slow(b) for b in block):
         out.update(b.addr for b in block)
     return out
+
+
+def _slow(i):
+    # a pickled Insn of an older model has no callee: every call was a slow path then
+    return getattr(i, "slow_call", True) if getattr(i, "callee", "") else True
 
 
 def _chain(line, loops):
@@ -152,6 +157,7 @@ class Dynamic:
     per_line_pipe: dict  # line -> {pipe: warp instructions}
     unroll: dict  # loop header line -> [unroll factor of each SASS loop mapped to it]
     load_waits: dict = None  # loop header line -> waits for global loads per trip of its main SASS loop
+    cas_lines: frozenset = frozenset()  # lines whose atomics are compare-and-swap loops (ATOMS.CAS*)
 
     @property
     def threads_per_inst(self):
@@ -279,6 +285,7 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
 
     trip = {lp.line: trips(lp) for lp in loops}
     slow = _call_blocks(ks.insns)
+    per_call = {}  # address -> executions, of the kernel body's instructions
     inst = thr = 0.0
     per_line, per_pipe, per_op, per_line_pipe = {}, {}, {}, {}
     for i in ks.insns:
@@ -286,8 +293,10 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         r = region_of[i.addr]
         lp_r = next((p for p in loops if p.line == loop_of.get(r)), None) if r is not None else None
         lanes = T.get(ln, 0) / e(ln) if e(ln) else lanes_per_warp
-        if i.sub or i.addr in slow:
-            n = 0.0  # a called routine (64-bit division's slow path) and its call: taken as not entered
+        if i.sub:
+            continue  # a called routine: counted below, as often as its main-path calls run
+        if i.addr in slow:
+            n = 0.0  # a slow-path call (64-bit division) and its block: taken as not entered
         elif ln not in E and ln not in stmt_of:
             n = float(nwarps)  # the def line and code the simulator does not see: once per warp
         elif lp_r is not None and r in iters:
@@ -307,6 +316,7 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
             n = e(ln)
             for d in chain(ln):
                 n = n / (trip[d.line] or 1.0) * remfrac.get(d.line, 1.0)
+        per_call[i.addr] = n
         inst += n
         thr += n * lanes
         per_line[ln] = per_line.get(ln, 0.0) + n
@@ -314,6 +324,43 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         per_op[i.op] = per_op.get(i.op, 0.0) + n
         lp_ = per_line_pipe.setdefault(ln, {})
         lp_[i.pipe] = lp_.get(i.pipe, 0.0) + n
+    # a main-path subroutine (libdevice's __internal_lgamma_pos) runs each of its instructions
+    # once per call, charged to the calling line at its lanes: every instruction of its body is
+    # counted, branches it skips included (an overcount where the body branches by argument range)
+    # (only calls from the kernel body: a routine's own calls are not followed)
+    ran = {}  # routine -> [(executions, line, lanes)] of each call
+    for i in ks.insns:
+        if i.op == "CALL" and not i.sub and getattr(i, "callee", "") and not _slow(i) and i.addr not in slow:
+            ln = L[i.addr]
+            lanes = T.get(ln, 0) / e(ln) if e(ln) else lanes_per_warp
+            ran.setdefault(i.callee, []).append((per_call.get(i.addr, 0.0), ln, lanes))
+    for i in ks.insns:
+        if not i.sub or i.func not in ran:
+            continue
+        for n, ln, lanes in ran[i.func]:
+            inst += n
+            thr += n * lanes
+            per_line[ln] = per_line.get(ln, 0.0) + n
+            per_pipe[i.pipe] = per_pipe.get(i.pipe, 0.0) + n
+            per_op[i.op] = per_op.get(i.op, 0.0) + n
+            lp_ = per_line_pipe.setdefault(ln, {})
+            lp_[i.pipe] = lp_.get(i.pipe, 0.0) + n
     return Dynamic(
-        inst, thr, per_line, per_pipe, per_op, per_line_pipe=per_line_pipe, unroll=unroll, load_waits=waits
+        inst,
+        thr,
+        per_line,
+        per_pipe,
+        per_op,
+        per_line_pipe=per_line_pipe,
+        unroll=unroll,
+        load_waits=waits,
+        cas_lines=cas_lines(ks.insns, L),
     )
+
+
+def cas_lines(insns, stmt=None):
+    """Statements whose shared-memory atomic is a compare-and-swap loop (ATOMS.CAS, ATOMS.CAST.SPIN):
+    sm_90 has no shared float add, so ptxas loops LDS, FADD, CAS until the lane's swap succeeds;
+    lanes of one address succeed one at a time."""
+    stmt = stmt or {}
+    return frozenset(stmt.get(i.addr, i.line) for i in insns if i.op == "ATOMS" and ".CAS" in i.mods)

@@ -128,15 +128,71 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
             lines[ln][model.F64_SHARE] = rec.arith_f64.get(ln, 0) / n
     c.l1_lines = rec.l1_lines * scale
     c.shared_atomic_steps = rec.shared_atomic_steps * scale
+    c.extra["shared_atomic_lines"] = {ln: (n * scale, f) for ln, (n, f) in rec.shared_atomic_lines.items()}
+    # bytes between the lowest and highest address a block reads in each array, averaged over the
+    # blocks that read it (a gather within a window re-reads lines its neighbours read)
+    span = {}
+    for name, a in rec.arrays.items():
+        if "lo" in a and (a["hi"] >= 0).any():
+            ok = a["hi"] >= 0
+            span[name] = float(np.mean(a["hi"][ok] - a["lo"][ok])) + M.SECTOR_BYTES
+    c.extra["ld_span"] = span
+    c.extra["ld_nbytes"] = {name: a["nbytes"] for name, a in rec.arrays.items()}
     return c
 
 
-def dram_reads(c, gpu):
-    """DRAM read bytes: each array's footprint once, plus re-reads that miss a full L2."""
+L2_STATES = ("cold", "warm")
+
+
+def l2_resident(c, gpu, l2="cold"):
+    """True when the launch's bytes are already in L2 as it starts: timed again and again with no
+    flush between launches (l2="warm": CUDA events around repeated launches) and its whole
+    footprint, read and written, fits in L2. Nsight Compute flushes the caches before each
+    measured launch by default (l2="cold"). blind_r5's four_block_sum (4 MB read by 4 blocks)
+    took 228 ns per group of 4 loads under events: an L2 round trip, not DRAM's 350 ns."""
+    if l2 not in L2_STATES:
+        raise ValueError(f"l2 must be one of {L2_STATES}, not {l2!r}")
+    if l2 == "cold" or "foot_ld" not in c.extra:
+        return False
+    total = sum(f for f, _ in c.extra["foot_ld"].values()) + sum(c.extra["foot_st"].values())
+    return total <= gpu.l2_bytes
+
+
+def dram_reads(c, gpu, l2="cold"):
+    """DRAM read bytes: each array's footprint once, plus re-reads that miss a full L2 (none when
+    the footprint is already in L2: l2_resident)."""
+    if l2_resident(c, gpu, l2):
+        return 0.0
     foot = c.extra["foot_ld"]
     total_foot = sum(f for f, _ in foot.values()) + sum(c.extra["foot_st"].values())
-    miss = 0.0 if total_foot <= gpu.l2_bytes else 1.0 - gpu.l2_bytes / total_foot
-    return float(sum(f + max(0.0, l2 - f) * miss for f, l2 in foot.values()))
+    if total_foot <= gpu.l2_bytes:
+        return float(sum(f for f, _ in foot.values()))
+    # a re-read hits L2 if fewer bytes than L2 holds moved through it since the line's last read
+    # (LRU): the launch's traffic divided by the reads per line, when the reads are spread over
+    # the launch (ell_spmv's 4 MB x, read 187 times per line), or the traffic of the blocks whose
+    # read windows overlap, when a block reads a window of the array (gather_local_perm: 16 KB of
+    # 64 MB, read again by the next 15 blocks); a random gather over 64 MB (gather_random) misses
+    traffic = sum(max(f, r) for f, r in foot.values()) + sum(c.extra["foot_st"].values())
+    span = c.extra.get("ld_span", {})
+    nbytes = c.extra.get("ld_nbytes", {})
+    out = 0.0
+    for name, (f, r) in foot.items():
+        if r <= f or f <= 0:
+            out += f
+            continue
+        between = traffic * f / r
+        if name in span and nbytes.get(name):
+            between = min(between, traffic * min(1.0, span[name] / nbytes[name]))
+        out += f + (r - f) * (0.0 if between <= gpu.l2_bytes else 1.0)
+    return float(out)
+
+
+def dram_writes(c, gpu, l2="cold"):
+    """DRAM write bytes: each written array's footprint, or none when the launch's lines stay in
+    L2 from one launch to the next (a write-back L2 keeps them dirty there: l2_resident)."""
+    if "foot_st" not in c.extra:
+        return c.dram_write_bytes
+    return 0.0 if l2_resident(c, gpu, l2) else float(sum(c.extra["foot_st"].values()))
 
 
 def _merge(a, b):
@@ -189,8 +245,27 @@ def _merge(a, b):
             k: (a.extra["foot_st"].get(k, 0) + b.extra["foot_st"].get(k, 0)) / 2
             for k in set(a.extra["foot_st"]) | set(b.extra["foot_st"])
         },
+        "ld_span": {
+            k: (a.extra.get("ld_span", {}).get(k, 0.0) + b.extra.get("ld_span", {}).get(k, 0.0))
+            / ((k in a.extra.get("ld_span", {})) + (k in b.extra.get("ld_span", {})))
+            for k in set(a.extra.get("ld_span", {})) | set(b.extra.get("ld_span", {}))
+        },
+        "shared_atomic_lines": _merge_lines(
+            a.extra.get("shared_atomic_lines", {}), b.extra.get("shared_atomic_lines", {})
+        ),
     }
     return c
+
+
+def _merge_lines(a, b):
+    """The average of two half-samples' {line: (serialised lanes, float?)}."""
+    return {
+        ln: (
+            (a.get(ln, (0.0, False))[0] + b.get(ln, (0.0, False))[0]) / 2,
+            a.get(ln, (0, False))[1] or b.get(ln, (0, False))[1],
+        )
+        for ln in set(a) | set(b)
+    }
 
 
 def sample_counts(kernel, grid, block, args, *, shared_bytes=0, registers=None, budget_s=10.0):
@@ -242,11 +317,13 @@ def sample_counts(kernel, grid, block, args, *, shared_bytes=0, registers=None, 
             k = max(1, k // 4)  # a busy CPU made the pilot look faster than the halves run
 
 
-def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
-    """The Prediction for already-scaled Counts on ``gpu``."""
+def from_counts(c, gpu="H200", halves=None, weights=None, l2="cold") -> Prediction:
+    """The Prediction for already-scaled Counts on ``gpu``; ``l2`` says how the launch is timed:
+    "cold" (Nsight Compute flushes the caches first) or "warm" (repeated launches, no flush)."""
     gpu = G.get(gpu)
     if "foot_ld" in c.extra:
-        c.dram_read_bytes = dram_reads(c, gpu)
+        c.dram_read_bytes = dram_reads(c, gpu, l2)
+        c.dram_write_bytes = dram_writes(c, gpu, l2)
     lat = {}
     w = W.WEIGHTS if weights is None else weights
     for ln, c_l in c.lines.items():
@@ -290,8 +367,8 @@ def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
     lines = _line_costs(c, b, key, time_s)
     err = None
     if halves:
-        ta = model.combine(model.bounds(_with_dram(halves[0], gpu), gpu, weights)["t"], gpu)
-        tb = model.combine(model.bounds(_with_dram(halves[1], gpu), gpu, weights)["t"], gpu)
+        ta = model.combine(model.bounds(_with_dram(halves[0], gpu, l2), gpu, weights)["t"], gpu)
+        tb = model.combine(model.bounds(_with_dram(halves[1], gpu, l2), gpu, weights)["t"], gpu)
         err = abs(ta - tb) / (ta + tb)
     notes = []
     if not gpu.validated:
@@ -338,8 +415,9 @@ def from_counts(c, gpu="H200", halves=None, weights=None) -> Prediction:
     )
 
 
-def _with_dram(c, gpu):
-    c.dram_read_bytes = dram_reads(c, gpu)
+def _with_dram(c, gpu, l2="cold"):
+    c.dram_read_bytes = dram_reads(c, gpu, l2)
+    c.dram_write_bytes = dram_writes(c, gpu, l2)
     return c
 
 
@@ -375,7 +453,16 @@ def _line_costs(c, b, key, time_s):
 
 
 def predict(
-    kernel, grid, block, *args, gpu="H200", shared_bytes=0, registers=None, budget_s=10.0, use_sass=True
+    kernel,
+    grid,
+    block,
+    *args,
+    gpu="H200",
+    shared_bytes=0,
+    registers=None,
+    budget_s=10.0,
+    use_sass=True,
+    l2="cold",
 ) -> Prediction:
     """Predict ``kernel[grid, block](*args)``'s time on ``gpu`` ("H200", "A100", "T4") from a
     simulation of a sample of its blocks on this CPU (``budget_s`` of simulation, about).
@@ -384,8 +471,12 @@ def predict(
     (``gpulab[sass]``) the kernel is compiled for the GPU's architecture: registers per thread
     come from ptxas and instruction counts from the executed SASS; without them (or with
     ``use_sass=False``) both are estimated from the source and the report says so.
-    ``registers`` overrides registers per thread for the occupancy.
+    ``registers`` overrides registers per thread for the occupancy. ``l2="cold"`` predicts a
+    launch timed as Nsight Compute times it (caches flushed first); ``l2="warm"`` one of many
+    repeated launches timed with CUDA events (a footprint that fits in L2 is already there).
     """
+    if l2 not in L2_STATES:
+        raise ValueError(f"l2 must be one of {L2_STATES}, not {l2!r}")
     g = G.get(gpu)
     ks, why = compiled(kernel, args, g.arch) if use_sass else (None, "use_sass=False")
     if ks is not None and registers is None:
@@ -402,7 +493,7 @@ def predict(
             h.extra["sass_arch"] = ks.arch
         else:
             h.extra["sass_missing"] = why
-    return from_counts(c, gpu, halves)
+    return from_counts(c, gpu, halves, l2=l2)
 
 
 def from_report(report, gpu="H200", registers=32) -> Prediction:

@@ -231,6 +231,16 @@ def _occ(counts, gpu):
     return max(occ.blocks_per_sm, 1)
 
 
+def shared_cas_steps(counts) -> float:
+    """Serialised lanes of shared atomics the compiler turns into compare-and-swap loops (a float
+    add on sm_90: ATOMS.CAST.SPIN): per warp instruction, the most lanes on one address, summed.
+    From the SASS when it is known (dynamic.cas_lines), else every float shared atomic."""
+    lines = counts.extra.get("shared_atomic_lines") or {}
+    dyn = counts.extra.get("sass_dynamic")
+    cas = getattr(dyn, "cas_lines", None) if dyn is not None else None
+    return float(sum(n for ln, (n, flt) in lines.items() if (ln in cas if cas is not None else flt)))
+
+
 def bounds(counts, gpu, weights=None):
     """Every bound in seconds, and the pieces the report shows."""
     clk, sms = gpu.clock_hz, gpu.sms
@@ -298,6 +308,7 @@ def bounds(counts, gpu, weights=None):
         busiest,
         counts.atomic_chunk_requests * gpu.atomic_request_s,
         sector,
+        shared_cas_steps(counts) * gpu.shared_cas_cycles / (active_sms * clk),
     )
     # Little's law: one warp's chain of waits, times the waves of resident warps
     ld_sec = m.get(M.GLOBAL_SECTORS["ld"], 0) * M.SECTOR_BYTES

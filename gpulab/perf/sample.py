@@ -94,6 +94,8 @@ class Recorder:
         self.l1_lines = 0  # (warp instruction, 128-byte line) pairs of global accesses
         self.shared_atomic_steps = 0
         self.shared_atomic_warp_inst = 0
+        # line -> (serialised lanes, float?): per warp instruction the most lanes on one address
+        self.shared_atomic_lines = {}
         self.static_shared = 0
         self.line_warps = {}  # line -> which sampled warps executed it at least once
 
@@ -121,6 +123,11 @@ class Recorder:
         w = ctx.layout.warp_of[lanes]
         self.l1_lines += len(np.unique(w * KEY + addr // LINE))
         if op == "ld":
+            if "lo" not in rec:  # the address range each sampled block reads (its reuse window)
+                rec["lo"] = np.full(ctx.layout.blocks, np.iinfo(np.int64).max)
+                rec["hi"] = np.full(ctx.layout.blocks, -1, dtype=np.int64)
+            np.minimum.at(rec["lo"], blk, addr)
+            np.maximum.at(rec["hi"], blk, addr)
             rec["l1_sec"].add(np.unique(blk * KEY + addr // SECTOR))
             rec["l1_64"].add(np.unique(blk * KEY + addr // DRAM_CHUNK))
             rec["dram_ld"].add(np.unique(addr // DRAM_CHUNK))
@@ -161,6 +168,9 @@ class Recorder:
             np.maximum.at(per_warp, inv, counts)
             self.shared_atomic_steps += int(per_warp.sum())
             self.shared_atomic_warp_inst += len(per_warp)
+            ln = a.ctx.line
+            steps, flt = self.shared_atomic_lines.get(ln, (0, False))
+            self.shared_atomic_lines[ln] = (steps + int(per_warp.sum()), flt or a._data.dtype.kind == "f")
 
 
 @contextlib.contextmanager

@@ -92,6 +92,8 @@ _LINE = re.compile(r'//## File "([^"]*)", line (\d+)')
 _TARGET = re.compile(r"`\(\.L_x_(\d+)\)")
 _LABEL = re.compile(r"^\.L_x_(\d+):")
 _FUNC = re.compile(r"^\$?[A-Za-z_$][\w$.]*:$")  # a function's own label (a subroutine after the kernel)
+_CALLEE = re.compile(r"`\((\$?[^)`]+)\)")
+_SLOW_ROUTINE = re.compile(r"__cuda_sm\d+_|slowpath|mediumpath", re.I)
 _REGS = re.compile(r"Used (\d+) registers")
 _SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -110,6 +112,17 @@ class Insn:
     operands: str
     target: int | None = None  # branch target address
     sub: bool = False  # inside a called subroutine (e.g. __internal ... div_s64), not the kernel body
+    func: str = ""  # the subroutine's label ("" in the kernel body)
+    callee: str = ""  # a CALL's target subroutine label
+
+    @property
+    def slow_call(self):
+        """A CALL into a routine that runs only for rare operands: the 64-bit integer division and
+        remainder, correctly rounded division and square root (__cuda_sm20_div_s64,
+        __cuda_sm20_div_rn_f64_full, ...), the slow paths of argument reduction (names with
+        slowpath or mediumpath). Any other routine (__internal_lgamma_pos, __internal_accurate_pow)
+        is the function's main path, run on every call."""
+        return bool(_SLOW_ROUTINE.search(self.callee))
 
     @property
     def pipe(self):
@@ -228,7 +241,7 @@ def parse(text, filename):
     """Instructions of nvdisasm -g -c output, each tagged with its line in ``filename``."""
     insns, labels = [], {}
     line = 0
-    in_sub = False
+    in_sub, func = False, ""
     base = os.path.basename(filename)
     for raw in text.splitlines():
         m = _LINE.search(raw)
@@ -242,7 +255,7 @@ def parse(text, filename):
             labels[int(lm.group(1))] = len(insns)
             continue
         if insns and _FUNC.match(raw.strip()) and not raw.strip().startswith(".text"):
-            in_sub, line = True, 0
+            in_sub, line, func = True, 0, raw.strip()[:-1]
             continue
         m = _INSN.search(raw)
         if not m:
@@ -259,6 +272,8 @@ def parse(text, filename):
                 operands.strip(),
                 int(t.group(1)) if t else None,
                 in_sub,
+                func if in_sub else "",
+                (_CALLEE.search(operands).group(1) if op == "CALL" and _CALLEE.search(operands) else ""),
             )
         )
     # label numbers -> addresses of the instruction that follows the label
@@ -365,15 +380,129 @@ class _NoDriverCC:
         return False
 
 
+_EXTERN = re.compile(r"^\.extern \.func", re.M)
+
+
 def _ptx(fn, argtypes, arch, fastmath, lineinfo):
     from numba import cuda
 
     try:
         with _NoDriverCC(fn, ARCHS[arch]):
             ptx, _ = cuda.compile_ptx(fn, argtypes, cc=ARCHS[arch], lineinfo=lineinfo, fastmath=fastmath)
+            if _EXTERN.search(ptx):  # calls into linked C++ (float16 operators): link as the GPU does
+                ptx = _linked_ptx(fn, argtypes, arch, fastmath, lineinfo)
+    except SassUnavailable:
+        raise
     except Exception as e:  # noqa: BLE001 - numba's typing/lowering errors, or NVVM missing
         raise SassUnavailable(f"numba-cuda could not compile {fn.__name__} to PTX: {str(e)[:400]}") from e
     return ptx
+
+
+def _linked_ptx(fn, argtypes, arch, fastmath, lineinfo):
+    """The PTX of a kernel that calls code numba links in (the float16 operators of
+    numba.cuda._internal.cuda_fp16, CUDA C++ compiled by NVRTC), linked with it by nvJitLink
+    with link-time optimisation, which inlines the calls. The H200 ran blind_r5's half_axpby
+    with 15 registers (driver) / 16 (ncu): the kernel alone, its calls left as calls, is 28
+    (ptxas -c, nvlink); pasted into one module with the callee, 20; linked this way, 15.
+    nvJitLink refuses numba's line-info IR, so the line-tagged PTX (``lineinfo``) is the kernel's
+    with the callees' PTX pasted in ahead of it: its calls stay calls (the registers come from
+    the linked PTX without line info)."""
+    from numba.cuda import compiler
+
+    cc = ARCHS[arch]
+    lib, _ = compiler._compile_pyfunc_with_fixup(
+        fn, argtypes, device=False, cc=cc, abi="numba", lto=not lineinfo, lineinfo=lineinfo, fastmath=fastmath
+    )
+    srcs = _linked_sources(fn, lib)
+    if lineinfo:
+        ptx = lib.get_asm_str(cc=cc)
+        body = "".join(
+            re.sub(
+                r"^\s*\.(version|target|address_size)[^\n]*\n", "", _nvrtc(fn, src, arch, False), flags=re.M
+            )
+            for src in srcs
+        )
+        defined = set(re.findall(r"\.func\s+(?:\([^)]*\)\s*)?(\w+)\s*\(", body))
+        ptx = re.sub(
+            r"\.extern \.func\s+(?:\([^)]*\)\s*)?(\w+)\s*\([^;]*\)\s*;",
+            lambda m: "" if m.group(1) in defined else m.group(0),
+            ptx,
+            flags=re.S,
+        )
+        m = re.search(r"\.address_size[^\n]*\n", ptx)
+        return ptx[: m.end()] + body + ptx[m.end() :]
+    from cuda.bindings import nvjitlink
+
+    irs = [lib.get_ltoir(cc=cc)] + [_nvrtc(fn, src, arch, True) for src in srcs]
+    opts = [f"-arch={arch}", "-lto", "-ptx"]
+    h = nvjitlink.create(len(opts), opts)
+    try:
+        for k, ir in enumerate(irs):
+            nvjitlink.add_data(h, nvjitlink.InputType.LTOIR, ir, len(ir), f"part{k}")
+        nvjitlink.complete(h)
+        out = bytearray(nvjitlink.get_linked_ptx_size(h))
+        nvjitlink.get_linked_ptx(h, out)
+    finally:
+        nvjitlink.destroy(h)
+    return LINKED_MARK + out.decode().rstrip("\x00")
+
+
+LINKED_MARK = "// gpulab: linked with the code it calls by nvJitLink (link-time optimisation)\n"
+
+
+def _has_loops(fn):
+    """True when the kernel's source has a for or while loop."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return True
+    return any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(tree))
+
+
+def _linked_sources(fn, lib):
+    """The CUDA C++ sources numba links into ``lib`` (bytes each)."""
+    from numba.cuda.cudadrv.linkable_code import LinkableCode
+
+    out = []
+    for f in lib._linking_files:
+        obj = LinkableCode.from_path_or_obj(f)
+        if obj.kind != "cu":
+            raise SassUnavailable(f"{fn.__name__} links {obj.kind} code the model cannot link on a CPU")
+        out.append(obj.data if isinstance(obj.data, bytes) else obj.data.encode())
+    return out
+
+
+def _nvrtc(fn, src, arch, ltoir, lineinfo=False):
+    """NVRTC's PTX (str) or LTO-IR (bytes) of linked CUDA C++, with numba's include paths."""
+    import numba.cuda
+    from cuda.bindings import nvrtc
+    from numba.cuda.cuda_paths import get_cuda_paths
+
+    inc = [
+        os.path.join(os.path.dirname(numba.cuda.__file__), "include", "13"),
+        get_cuda_paths()["include_dir"].info,
+    ]
+    _, prog = nvrtc.nvrtcCreateProgram(src, b"linked.cu", 0, [], [])
+    opts = [f"--gpu-architecture={arch}".encode(), b"-rdc=true"] + ([b"-dlto"] if ltoir else [])
+    opts += [b"-lineinfo"] if lineinfo else []
+    opts += [b"-I" + i.encode() for i in inc if i]
+    (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise SassUnavailable(f"NVRTC could not compile the code {fn.__name__} links: {err}")
+    get_size, get = (
+        (nvrtc.nvrtcGetLTOIRSize, nvrtc.nvrtcGetLTOIR)
+        if ltoir
+        else (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
+    )
+    _, n = get_size(prog)
+    buf = b" " * n
+    get(prog, buf)
+    nvrtc.nvrtcDestroyProgram(prog)
+    return buf if ltoir else buf.decode().rstrip("\x00")
 
 
 def _ptxas_registers(ptx, arch, name):
@@ -401,7 +530,17 @@ def _compile_cached(fn, argtypes, arch, fastmath, lineinfo=False):
     NVVM emits different PTX with line info: layernorm_row_block (blind_r4) is 39 registers with
     it and 44 without, and the H200 ran it with 44."""
     ptxas, nvdisasm = tools()
-    ptx = _ptx(fn, argtypes, arch, fastmath, True)
+    # the PTX without line info first: numba caches the float16 operators' callers as first
+    # compiled, and nvJitLink refuses them once they were compiled with line info (_linked_ptx)
+    run_ptx = None if lineinfo else _ptx(fn, argtypes, arch, fastmath, False)
+    regs_run = None if lineinfo else _ptxas_registers(run_ptx, arch, fn.__name__)
+    if run_ptx is not None and run_ptx.startswith(LINKED_MARK) and not _has_loops(fn):
+        # the calls inlined as on the GPU (half_axpby: 45 instructions, where the line-tagged
+        # module with its calls runs 98); no line tags, but a kernel without loops runs each
+        # instruction once per warp, which is how untagged instructions are counted
+        ptx = run_ptx
+    else:
+        ptx = _ptx(fn, argtypes, arch, fastmath, True)
     with tempfile.TemporaryDirectory(prefix="gpulab_sass_") as d:
         p, c = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
         with open(p, "w") as f:
@@ -417,11 +556,7 @@ def _compile_cached(fn, argtypes, arch, fastmath, lineinfo=False):
             raise SassUnavailable(f"nvdisasm failed for {fn.__name__}: {s.stderr.strip()[:400]}")
     m = _REGS.search(log)
     regs_li = int(m.group(1)) if m else 0
-    regs, spill = (
-        _ptxas_registers(_ptx(fn, argtypes, arch, fastmath, False), arch, fn.__name__)
-        if not lineinfo
-        else (regs_li, 0)
-    )
+    regs, spill = regs_run if regs_run is not None else (regs_li, 0)
     if lineinfo:
         sp = _SPILL.search(log)
         spill = int(sp.group(1)) + int(sp.group(2)) if sp else 0
