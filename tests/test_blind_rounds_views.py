@@ -11,7 +11,7 @@ from gpulab import results, results_views as rv
 def test_a_named_round_is_read_from_its_own_file():
     latest = rv.blind_accuracy()
     assert latest["round"] == rv.BLIND_ROUND
-    for name in ("blind_r3", "blind_r4", "blind_r5"):
+    for name in ("blind_r3", "blind_r4", "blind_r5", "blind_r6"):
         r = results.load(name)
         if r is None or r.get("summary", {}).get("median_abs_error") is None:
             continue

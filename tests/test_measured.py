@@ -854,7 +854,7 @@ def test_blind_rounds_are_described_from_their_files_and_the_quoted_one_says_so(
     round results_views.blind_accuracy() reports is 'the figure the chapters quote', and the
     perf_model summary puts that blind median beside the in-sample ones."""
     quoted = views.blind_accuracy()
-    for name in ("blind_r3", "blind_r4", "blind_r5"):
+    for name in ("blind_r3", "blind_r4", "blind_r5", "blind_r6"):
         res = measured.load(name)
         hs = measured.headlines(name, res)
         if res.get("summary", {}).get("median_abs_error") is None:
