@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import divergence, memory, model, occupancy, reduction, runs, serial, sgemm_ladder, tensor_cores
 from .core import (
     Headline,
+    _day_time,
     _df,
     _legible,
     _wrap,
@@ -184,14 +185,45 @@ def clock_line(name: str, res: dict, short: bool = False) -> str | None:
     if not recs and "gpu" not in environment(res, name):
         return None
     clk = rv.result_clock(name, res)["clock"]
+    rerun_only = bool(recs) and all(w.startswith("clock_rerun") for w in recs)
+    if short and clk and rerun_only:  # the dated run recorded none: say whose clock it is
+        return (
+            "no SM clock record (a re-run of the same launches"
+            f"{_rerun_when(res)}: {round(1e3 * clk['GHz'])} MHz)"
+        )
     if short:
         return f"SM clock {round(1e3 * clk['GHz'])} MHz" if clk else "no SM clock record"
     if clk is None:
         return rv.clock_text(None)
     text = rv.result_clock(name, res)["text"]
-    if all(w.startswith("clock_rerun") for w in recs):  # perf_model, perf_blind, launch_overhead
+    if rerun_only:  # perf_model, perf_blind, launch_overhead
         text += " (of the clock re-run of the same launches; the run whose figures are shown recorded none)"
     return text
+
+
+def _rerun_when(res: dict) -> str:
+    """ " on 2026-12-02 03:08 UTC": when a result's clock re-run ran (its "environment" or "env"
+    date), or "" when it records no date."""
+    rerun = res.get("clock_rerun") or {}
+    env = rerun.get("environment") or rerun.get("env") or {}
+    return f" on {_day_time(env['date_utc'])}" if env.get("date_utc") else ""
+
+
+def _reruns_note(res: dict) -> str:
+    """ " (half_axpby: a separate run at 07:35 UTC, measured.reruns)" for the cases a result
+    timed apart from the run its "measured on" line dates (blind_r5.json's measured.reruns)."""
+    reruns = (res.get("measured") or {}).get("reruns") or {}
+    if not isinstance(reruns, dict) or not reruns:
+        return ""
+    main_day = str(environment(res).get("date", ""))[:10]
+    parts = []
+    for case, r in reruns.items():
+        date = ((r or {}).get("environment") or {}).get("date_utc")
+        when = _day_time(date) if date else None
+        if when and when[:10] == main_day:
+            when = when[11:]  # the same day: the time alone
+        parts.append(f"{case}: a separate run" + (f" at {when}" if when else ""))
+    return f" ({'; '.join(parts)}, measured.reruns)"
 
 
 def provenance(root=None):
@@ -223,7 +255,8 @@ def show(name: str, root=None, fig: str | None = None, tab: str | None = None, w
         return []
     s = SECTIONS.get(name)
     clock = clock_line(name, res)
-    print(_wrap("measured on: " + label(name, res) + (f"; {clock}" if clock else ""), rest="  "))
+    on = "measured on: " + label(name, res) + (f"; {clock}" if clock else "") + _reruns_note(res)
+    print(_wrap(on, rest="  "))
     if s is None:
         print(_wrap(f"No section describes {name}.json; its top-level keys: {', '.join(res)}"))
         if tab:
