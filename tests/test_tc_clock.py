@@ -96,3 +96,33 @@ def test_fp16_runs_without_a_sampled_clock_fall_back_to_the_single_reading():
     assert out["summary"].startswith("one sample during the FP16 run read 1335 MHz")
     with pytest.raises(AssertionError, match="clocks differ"):
         tc_clock.fp16_runs(640.0, None, batched, DENSE, N_SM, [0.2], reading={"sm_mhz": 1600.0})
+
+
+FP8 = {"fp8": 1400.0, "fp8_fast_accum": 1420.0}
+
+
+def test_fp8_modes_at_different_clocks_are_not_read_as_promotions_cost():
+    clocks = {"fp8": {"8192": clk(1710, 20, 20)}, "fp8_fast_accum": {"8192": clk(1920, 20, 20)}}
+    sweep = {"fp8": {"1024": 70.0, "8192": 1400.0}, "fp8_fast_accum": {"1024": 60.0, "8192": 1420.0}}
+    text = tc_clock.fp8_accumulation(FP8, clocks, sweep, N_SM)
+    assert "1400 TFLOP/s with promotion, at a median SM clock of 1710 MHz" in text
+    assert "1420 without, at 1920 MHz, NVML flagging the software power cap" in text
+    assert "The clocks differ by 12%, the throughputs by 1.4%" in text
+    eff = FP8["fp8"] / mma.peak_at_clock(1710, N_SM, mma.HOPPER_SM_DENSE_FMA_PER_CLK["fp8"])
+    assert f"the promoted run reached {eff:.0%} of the peak at its clock" in text
+    assert "(promotion ahead at n = 1024, behind at 8192)" in text
+    assert "cannot separate what promotion costs from the clock" in text and "cost 1" not in text
+    one_way = {"fp8": {"8192": 1400.0}, "fp8_fast_accum": {"8192": 1420.0}}
+    uncapped = {m: {"8192": clk(c["8192"]["median_MHz"])} for m, c in clocks.items()}
+    text = tc_clock.fp8_accumulation(FP8, uncapped, one_way, N_SM)
+    assert "power cap" not in text and "Across the sweep" not in text
+
+
+def test_fp8_modes_at_one_clock_give_the_modes_cost_and_no_clock_says_so():
+    same = {"fp8": {"8192": clk(1900)}, "fp8_fast_accum": {"8192": clk(1905)}}
+    text = tc_clock.fp8_accumulation(FP8, same, None, N_SM)
+    assert text.endswith(
+        "both at a median SM clock of 1900 MHz, so on this GPU the accurate mode cost 1.4% of throughput."
+    )
+    none = tc_clock.fp8_accumulation(FP8, None, None, N_SM)
+    assert "1420 without (+1.4%); the run recorded no clock per mode" in none

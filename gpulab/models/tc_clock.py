@@ -190,3 +190,50 @@ def fp16_runs(
         f"clock is {tc_share:.0%} of the gap"
     )
     return {"compare": compare, "summary": summary}
+
+
+def fp8_accumulation(tflops: dict, sweep_clock: dict | None, sweep_tflops: dict | None, n_sm: int) -> str:
+    """FP8 with cuBLAS's promotion of partial sums ("fp8") against fast accumulation
+    ("fp8_fast_accum") at n = 8192: ``tflops`` per mode, ``sweep_clock`` and ``sweep_tflops``
+    the run's per-mode, per-size records (None when not recorded). When the two modes ran at
+    different clocks, the run cannot say what promotion costs, and the sentence says so."""
+    fast, promoted = tflops.get("fp8_fast_accum", float("nan")), tflops["fp8"]
+    modes = ("fp8", "fp8_fast_accum")
+    clocks = {m: ((sweep_clock or {}).get(m) or {}).get("8192") for m in modes}
+    both = f"The recorded run timed both: {promoted:.0f} TFLOP/s with promotion"
+    if not all(clocks.values()):  # no clock per mode in the record
+        return (
+            f"{both}, {fast:.0f} without ({fast / promoted - 1:+.1%}); the run recorded no "
+            "clock per mode, so how much of that is the mode and how much the clock is not known."
+        )
+    mhz_p, mhz_f = (clocks[m]["median_MHz"] for m in modes)
+    clk_gap = mhz_f / mhz_p - 1
+    if abs(clk_gap) < 0.01:  # the same clock: the throughput difference is the mode's
+        return (
+            f"{both}, {fast:.0f} without, both at a median SM clock of {mhz_p:.0f} MHz, so "
+            f"on this GPU the accurate mode cost {fast / promoted - 1:.1%} of throughput."
+        )
+    assert abs(clk_gap) >= 0.01, "the two FP8 modes ran at the same clock"
+    capped = all(_capped(c) == c["samples"] for c in clocks.values())
+    under_cap = ", NVML flagging the software power cap in every sample of both" if capped else ""
+    fma8 = HOPPER_SM_DENSE_FMA_PER_CLK["fp8"]
+    eff = {m: tflops[m] / peak_at_clock(clocks[m]["median_MHz"], n_sm, fma8) for m in modes}
+    sweep = sweep_tflops or {}
+    sizes = sorted(set(sweep.get("fp8", {})) & set(sweep.get("fp8_fast_accum", {})), key=int)
+    ahead = [n for n in sizes if sweep["fp8"][n] > sweep["fp8_fast_accum"][n]]
+    behind = [n for n in sizes if sweep["fp8"][n] < sweep["fp8_fast_accum"][n]]
+    across = ""
+    if ahead and behind:
+        across = (
+            "Across the sweep's sizes neither mode is consistently faster (promotion ahead at "
+            f"n = {', '.join(ahead)}, behind at {', '.join(behind)}). "
+        )
+    return (
+        f"{both}, at a median SM clock of {mhz_p:.0f} MHz, and {fast:.0f} without, at "
+        f"{mhz_f:.0f} MHz{under_cap}. The clocks differ by {abs(clk_gap):.0%}, the "
+        f"throughputs by {abs(fast / promoted - 1):.1%}; per clock, the promoted run reached "
+        f"{eff['fp8']:.0%} of the peak at its clock, the other {eff['fp8_fast_accum']:.0%}. "
+        f"{across}So this run cannot separate what promotion costs from the clock: whether "
+        "promotion's extra work lowered the clock, or the power controller's state did, was "
+        "not recorded."
+    )
