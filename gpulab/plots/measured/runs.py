@@ -114,7 +114,9 @@ def _h_perf_model(r):
                     x["within_2x"] / x["kernels"],
                     f"{role}: {x['kernels']} kernels, median |predicted / measured - 1| "
                     f"{_pct(x['median_abs_error'])}, {x['within_2x']} within 2x "
-                    f"(measured: Nsight Compute gpu__time_duration on the H200).",
+                    f"(measured: Nsight Compute gpu__time_duration on the H200; predicted by the "
+                    "model as it was when perf_model.json was recorded, before the refits that began "
+                    "with commit 59bb525: the shipped model's own figures are perf_train.json's).",
                     score=False,
                 )
             )
