@@ -226,6 +226,17 @@ def _reruns_note(res: dict) -> str:
     return f" ({'; '.join(parts)}, measured.reruns)"
 
 
+def _derived_note(res: dict) -> str:
+    """ "; its figures derived on a CPU from reduction.json (2026-12-02 03:07 UTC) and ..." for a
+    result whose figures were re-derived from other results (its "sources": name -> their date),
+    so the date and clock beside it are not read as the run of those figures."""
+    src = res.get("sources")
+    if not isinstance(src, dict) or not src:
+        return ""
+    parts = [f"{n}.json ({_day_time(d)})" if d else f"{n}.json" for n, d in src.items()]
+    return "; its figures derived on a CPU from " + " and ".join(parts)
+
+
 def provenance(root=None):
     """One row per results file: where, with what and when it was measured (from the file), and
     for a GPU result the SM clock it recorded (or "no SM clock record")."""
@@ -236,7 +247,7 @@ def provenance(root=None):
             rows.append((f"{name}.json", "unreadable"))
             continue
         clock = clock_line(name, res, short=True)
-        rows.append((f"{name}.json", label(name, res) + (f"; {clock}" if clock else "")))
+        rows.append((f"{name}.json", label(name, res) + (f"; {clock}" if clock else "") + _derived_note(res)))
     return _df(rows, ["file", "measured on, with, when"])
 
 
@@ -256,6 +267,7 @@ def show(name: str, root=None, fig: str | None = None, tab: str | None = None, w
     s = SECTIONS.get(name)
     clock = clock_line(name, res)
     on = "measured on: " + label(name, res) + (f"; {clock}" if clock else "") + _reruns_note(res)
+    on += _derived_note(res)
     print(_wrap(on, rest="  "))
     if s is None:
         print(_wrap(f"No section describes {name}.json; its top-level keys: {', '.join(res)}"))
