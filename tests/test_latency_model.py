@@ -138,6 +138,30 @@ def test_plots_draw_their_curves():
     assert max(y) <= lat.H200.bandwidth / 1e12 + 1e-12 and y[0] < y[-1]
 
 
+def test_bandwidth_vs_warps_caps_the_model_at_the_given_peak():
+    """A copy's loads get half the DRAM: with peak= the lines stop there, and the dotted
+    ceiling moves and takes its label; the default stays the datasheet peak."""
+    import numpy as np
+
+    from gpulab.plots import latency as lp
+
+    half = lat.H200.bandwidth / 2
+    fig = lp.bandwidth_vs_warps(sizes=(4, 16), latency=363e-9, peak=half, peak_label="half")
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    four, sixteen = lines[0].get_ydata(), lines[1].get_ydata()
+    assert max(four) == pytest.approx(half / 1e12) and max(sixteen) == pytest.approx(half / 1e12)
+    # 4-byte loads reach the cap only from ceil(half x L / (128 B x SMs)) warps per SM
+    first = int(np.argmax(np.isclose(four, half / 1e12))) + 1
+    assert first == int(np.ceil(half * 363e-9 / (128 * lat.H200.n_sm)))
+    ceiling = [ln for ln in lines if ln.get_label() == "half"]
+    assert len(ceiling) == 1 and ceiling[0].get_ydata()[0] == pytest.approx(half / 1e12)
+    default = lp.bandwidth_vs_warps(sizes=(4, 16), latency=363e-9).axes[0].get_lines()
+    assert max(default[0].get_ydata()) > half / 1e12  # uncapped at half: the datasheet peak
+    with pytest.raises(ValueError, match="peak"):
+        lp.bandwidth_vs_warps(peak=0)
+
+
 def test_max_hidden_latency_is_the_edge_of_full_utilization():
     for W, C in [(16, 20), (4, 7), (1, 5)]:
         L = lat.max_hidden_latency(W, C)

@@ -78,24 +78,29 @@ def bandwidth_vs_warps(
     requests_per_warp: int = 1,
     ax=None,
     measured: dict | None = None,
+    peak: float | None = None,
+    peak_label: str = "datasheet peak",
 ):
     """Little's law read backwards (a model): DRAM bandwidth reachable with W warps per SM, one
-    `requests_per_warp` loads of 32 lanes × `sizes` bytes each, capped at the datasheet peak.
+    `requests_per_warp` loads of 32 lanes × `sizes` bytes each, capped at ``peak`` (bytes/s;
+    default the datasheet peak ``spec.bandwidth``), drawn dotted and labelled ``peak_label``.
     ``measured`` ({bytes per element: bytes *loaded* per second}) overlays measured copies as
     horizontal lines in the matching series' colour. The model counts loads only, so pass a
-    copy's loads (half its read + write rate), never its whole rate."""
+    copy's loads (half its read + write rate), never its whole rate, and for a copy a ``peak``
+    of half the datasheet's: its writes share the DRAM bandwidth with its loads."""
+    if peak is None:
+        peak = spec.bandwidth
+    if not peak > 0:
+        raise ValueError(f"peak must be a positive bandwidth in bytes/s, got {peak!r}")
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4))
     w = np.arange(1, spec.max_warps_per_sm + 1)
     for s in sizes:
-        bw = [
-            lat.achievable_bandwidth(k, latency, spec.n_sm, 32 * s, spec.bandwidth, requests_per_warp)
-            for k in w
-        ]
+        bw = [lat.achievable_bandwidth(k, latency, spec.n_sm, 32 * s, peak, requests_per_warp) for k in w]
         look = series(sizes.index(s))
         look["markevery"] = 8
         ax.plot(w, np.array(bw) / 1e12, label=f"{s}-byte loads ({32 * s} B per warp request)", **look)
-    ax.axhline(spec.bandwidth / 1e12, color="k", ls=":", label="datasheet peak")
+    ax.axhline(peak / 1e12, color="k", ls=":", label=peak_label)
     for s, bps in (measured or {}).items():
         i = list(sizes).index(s) if s in sizes else len(sizes)
         ax.axhline(
