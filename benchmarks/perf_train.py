@@ -5,8 +5,8 @@
     python benchmarks/perf_train.py score [SET ...]    # the current model on the cached Counts:
                                                        # per case pred/meas, median |pred/meas - 1|
 
-Sets: perf_model (the book's kernels and probes), perf_blind (round 1), blind_r3, blind_r4 and blind_r5
-(rounds 3-5: training data since they were measured). The blind round under test is never among them.
+Sets: perf_model (the book's kernels and probes), perf_blind (round 1), blind_r3 to blind_r6
+(rounds 3-6: training data since they were measured). The blind round under test is never among them.
 """
 
 from __future__ import annotations
@@ -23,8 +23,13 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 CACHE = os.environ.get("PERF_TRAIN_CACHE", "/tmp/perf_train_cache")
-SETS = ("perf_model", "perf_blind", "blind_r3", "blind_r4", "blind_r5")
-ROUNDS = ("blind_r3", "blind_r4", "blind_r5")  # measured blind rounds: benchmarks/<round>/kernels.py
+SETS = ("perf_model", "perf_blind", "blind_r3", "blind_r4", "blind_r5", "blind_r6")
+ROUNDS = (
+    "blind_r3",
+    "blind_r4",
+    "blind_r5",
+    "blind_r6",
+)  # measured blind rounds: benchmarks/<round>/kernels.py
 # how each set was timed: under Nsight Compute, which flushes the caches before each launch
 # ("cold"), or with CUDA events around repeated launches and no flush (blind_runner: "warm")
 L2_STATE = {
@@ -33,6 +38,7 @@ L2_STATE = {
     "blind_r3": "cold",
     "blind_r4": "warm",
     "blind_r5": "warm",
+    "blind_r6": "warm",
 }
 
 
@@ -210,10 +216,16 @@ FIT_PARAMS = (
 )
 
 
+WEIGHTING = os.environ.get(
+    "PERF_TRAIN_WEIGHTING", "case"
+)  # "case": a mean over cases; "set": each set the same
+
+
 def fit_main():
     """Refit the time constants (FIT_PARAMS) on the training cases: perf_model's calibrate
-    kernels, perf_blind, blind_r3, blind_r4 and blind_r5 (all measured); perf_model's held-out kernels are reported
-    apart. Loss: mean |log(pred/meas)| plus twice the mean excess beyond 1.7x (as perf_model)."""
+    kernels, perf_blind and blind rounds 3-6 (all measured); perf_model's held-out kernels are
+    reported apart. Loss: |log(pred/meas)| plus twice the excess beyond 1.7x (as perf_model),
+    averaged within each set and then over the sets (WEIGHTING)."""
     from gpulab import results
     from gpulab.perf import engine as E
     from gpulab.perf import gpus, model
@@ -238,9 +250,20 @@ def fit_main():
             [np.log(model.combine(model.bounds(data[k][0], gpu)["t"], gpu) / data[k][1]) for k in keys]
         )
 
+    # WEIGHTING "case" (the default) averages over the training cases; "set" weighs each measured
+    # set the same (the rounds hold 144 of the 187). Tried after round 6: "set" moved
+    # alu_latency_cycles from 3.0 to 1.5 (not the dependent-issue latency the tables measure) and
+    # raised every set's median; "case" lowered the book's and kept the latencies physical
+    sets_of = np.array([k[0] for k in train])
+    weight = np.ones(len(train))
+    if WEIGHTING == "set":
+        for s in set(sets_of):
+            weight[sets_of == s] = 1.0 / np.sum(sets_of == s)
+    weight /= weight.sum()
+
     def loss(x):
         e = np.abs(logs(gpu_of(x), train))
-        return float(np.mean(e) + 2 * np.mean(np.maximum(e - np.log(1.7), 0)))
+        return float(np.sum(weight * (e + 2 * np.maximum(e - np.log(1.7), 0))))
 
     def summary(gpu):
         out = {}
@@ -269,16 +292,24 @@ def fit_main():
         "params": params,
         "fixed": FIXED,
         "loss": val,
+        "weighting": WEIGHTING,
         "train": [f"{s}:{n}" for s, n in train],
         "held_out": [f"{s}:{n}" for s, n in held],
         "before": before,
         "after": summary(fitted),
-        "method": "Nelder-Mead on mean |log(pred/meas)| + 2 x mean excess beyond 1.7x over the "
-        "training cases (perf_model calibrate, perf_blind, blind_r3, blind_r4, blind_r5); bandwidths, latencies and "
-        "pipe rates stay at their measured or documented values",
+        "method": "Nelder-Mead on |log(pred/meas)| + 2 x excess beyond 1.7x, "
+        + (
+            "averaged within each set, then over the sets"
+            if WEIGHTING == "set"
+            else "averaged over the cases"
+        )
+        + ", on the training cases (perf_model calibrate, perf_blind, blind_r3 to blind_r6); bandwidths, "
+        "latencies and pipe rates stay at their measured or documented values",
     }
-    root = results.roots()[-1]
-    with open(root / "perf_train.json", "w") as f:
+    out = os.environ.get("PERF_TRAIN_OUT") or str(
+        results.roots()[-1] / "perf_train.json"
+    )  # (a trial fit elsewhere)
+    with open(out, "w") as f:
         json.dump(rec, f, indent=1)
     print(json.dumps({k: rec[k] for k in ("params", "before", "after")}, indent=1))
 

@@ -108,23 +108,28 @@ def _const_range(node, glb):
 
 
 def _call_blocks(insns):
-    """Addresses of the basic blocks that call a slow-path subroutine (a 64-bit division or
-    modulo: taken only when an operand does not fit in 32 bits, counted as not taken; sass.Insn.slow_call)."""
+    """{address: its slow CALL} of the instructions in basic blocks that call a slow-path
+    subroutine (sass.Insn.slow_call: a 64-bit division or modulo, taken only when an operand
+    does not fit in 32 bits; the slow paths of float division and math functions)."""
     lead = {insns[0].addr} if insns else set()
     for k, i in enumerate(insns):
         if i.target is not None:
             lead.add(i.target)
         if i.op in ("BRA", "BRX", "JMP", "EXIT", "RET", "CALL") and k + 1 < len(insns):
             lead.add(insns[k + 1].addr)
-    out, block = set(), []
+    out, block = {}, []
+
+    def close(block):
+        call = next((b for b in block if b.op == "CALL" and _slow(b)), None)
+        if call is not None:
+            out.update((b.addr, call) for b in block)
+
     for i in insns:
         if i.addr in lead and block:
-            if any(b.op == "CALL" and _slow(b) for b in block):
-                out.update(b.addr for b in block)
+            close(block)
             block = []
         block.append(i)
-    if any(b.op == "CALL" and _slow(b) for b in block):
-        out.update(b.addr for b in block)
+    close(block)
     return out
 
 
@@ -164,11 +169,13 @@ class Dynamic:
         return self.thread_inst / self.inst if self.inst else 0.0
 
 
-def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
+def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0, wide_division=None):
     """Executed instructions of ``ks`` (sass.KernelSASS) given per-line warp executions ``E``
     and thread executions ``T`` (dicts line -> count, whole launch), ``nwarps`` warps and the
     kernel's ``structure(fn)``. Instructions of the def line run once per warp; those of a line
-    the simulator never reached, never."""
+    the simulator never reached, never. ``wide_division`` (line -> warp operations whose 64-bit
+    // or % has operands beyond 32 bits, from the simulator) says how often the calls into the
+    64-bit division routine run, its body included; other slow-path calls count as not taken."""
     loops, stmt_of, _ = fn_structure
     L = {i.addr: stmt_of.get(i.line, i.line) for i in ks.insns}  # each instruction's statement
     regions = ks.loops
@@ -285,6 +292,12 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
 
     trip = {lp.line: trips(lp) for lp in loops}
     slow = _call_blocks(ks.insns)
+    wide_division = wide_division or {}
+    # each line's calls into the 64-bit division routine share its wide operations evenly
+    wide_sites = {}
+    for i in ks.insns:
+        if i.op == "CALL" and not i.sub and getattr(i, "wide_division", False):
+            wide_sites[L[i.addr]] = wide_sites.get(L[i.addr], 0) + 1
     per_call = {}  # address -> executions, of the kernel body's instructions
     inst = thr = 0.0
     per_line, per_pipe, per_op, per_line_pipe = {}, {}, {}, {}
@@ -296,7 +309,11 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
         if i.sub:
             continue  # a called routine: counted below, as often as its main-path calls run
         if i.addr in slow:
-            n = 0.0  # a slow-path call (64-bit division) and its block: taken as not entered
+            # a slow-path call and its block: taken by the warps the simulator saw need it (a
+            # 64-bit division with wide operands), else as not entered
+            c = slow[i.addr]
+            w = L[c.addr]
+            n = wide_division.get(w, 0.0) / wide_sites[w] if getattr(c, "wide_division", False) else 0.0
         elif ln not in E and ln not in stmt_of:
             n = float(nwarps)  # the def line and code the simulator does not see: once per warp
         elif lp_r is not None and r in iters:
@@ -330,7 +347,13 @@ def count(ks, E, T, nwarps, fn_structure, lanes_per_warp=32.0):
     # (only calls from the kernel body: a routine's own calls are not followed)
     ran = {}  # routine -> [(executions, line, lanes)] of each call
     for i in ks.insns:
-        if i.op == "CALL" and not i.sub and getattr(i, "callee", "") and not _slow(i) and i.addr not in slow:
+        main = not _slow(i) and i.addr not in slow
+        if (
+            i.op == "CALL"
+            and not i.sub
+            and getattr(i, "callee", "")
+            and (main or getattr(i, "wide_division", False))
+        ):
             ln = L[i.addr]
             lanes = T.get(ln, 0) / e(ln) if e(ln) else lanes_per_warp
             ran.setdefault(i.callee, []).append((per_call.get(i.addr, 0.0), ln, lanes))

@@ -60,7 +60,10 @@ def attach_sass(c, ks, fn):
     """Put the executed SASS counts of ``ks`` for Counts ``c`` into c.extra["sass_dynamic"]."""
     E = {ln: v.get(M.INST_EXECUTED, 0.0) for ln, v in c.lines.items()}
     T = {ln: v.get(M.THREAD_INST_EXECUTED, 0.0) for ln, v in c.lines.items()}
-    c.extra["sass_dynamic"] = dynamic.count(ks, E, T, c.blocks * c.warps_per_block, dynamic.structure(fn))
+    wide = {ln: v[model.WIDE_DIVISION] for ln, v in c.lines.items() if v.get(model.WIDE_DIVISION)}
+    c.extra["sass_dynamic"] = dynamic.count(
+        ks, E, T, c.blocks * c.warps_per_block, dynamic.structure(fn), wide_division=wide
+    )
     return c
 
 
@@ -73,13 +76,15 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
             lines[ln][model.WARPS_TOUCHING] = float(touched.sum()) * scale
     mets = {k: v * scale for k, v in ctx.counters.items()}
     l2_read = 0.0
-    foot_ld, foot_st = {}, {}
+    foot_ld, foot_st, partial = {}, {}, {}
     for name, a in rec.arrays.items():
         cap64 = -(-a["nbytes"] // DRAM_CHUNK) * DRAM_CHUNK
         cap32 = -(-a["nbytes"] // M.SECTOR_BYTES) * M.SECTOR_BYTES
         l2_read += a["l1_sec"].count() * 32 * scale
         foot_ld[name] = (min(a["dram_ld"].count() * 64 * scale, cap64), a["l1_64"].count() * 64 * scale)
         foot_st[name] = min(a["dram_st"].count() * 32 * scale, cap32)
+        if "st_blk_sec" in a:  # (bytes of the sectors each block writes, bytes it stores)
+            partial[name] = (a["st_blk_sec"].count() * M.SECTOR_BYTES * scale, a["st_bytes"] * scale)
     c = model.Counts(
         kernel=ctx.kernel_name,
         grid=grid,
@@ -95,7 +100,7 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
         registers=registers,
         sim_wall_s=wall,
         static_shared=rec.static_shared,
-        extra={"dynamic_shared": shared_bytes, "foot_ld": foot_ld, "foot_st": foot_st},
+        extra={"dynamic_shared": shared_bytes, "foot_ld": foot_ld, "foot_st": foot_st, "st_blocks": partial},
     )
     c.l2_read_bytes = l2_read
     c.dram_write_bytes = float(sum(foot_st.values()))
@@ -123,6 +128,9 @@ def _counts(ctx, rec, lay_blocks, grid, block, total, registers, shared_bytes, i
     for ln, inst in rec.math_inst.items():
         if ln in lines:
             lines[ln][model.MATH_INST] = inst * scale
+    for ln, n in rec.wide_division.items():
+        if ln in lines:
+            lines[ln][model.WIDE_DIVISION] = n * scale
     for ln, n in rec.arith.items():
         if ln in lines and n:
             lines[ln][model.F64_SHARE] = rec.arith_f64.get(ln, 0) / n
@@ -163,6 +171,13 @@ def dram_reads(c, gpu, l2="cold"):
     the footprint is already in L2: l2_resident)."""
     if l2_resident(c, gpu, l2):
         return 0.0
+    # the read half of each partial sector's read-modify-write
+    rmw = sum(b / M.SECTOR_BYTES * DRAM_CHUNK for b in scattered_store_bytes(c, gpu, l2).values())
+    return rmw + _dram_loads(c, gpu)
+
+
+def _dram_loads(c, gpu):
+    """DRAM bytes of the launch's loads (dram_reads, without read-modify-writes)."""
     foot = c.extra["foot_ld"]
     total_foot = sum(f for f, _ in foot.values()) + sum(c.extra["foot_st"].values())
     if total_foot <= gpu.l2_bytes:
@@ -187,12 +202,39 @@ def dram_reads(c, gpu, l2="cold"):
     return float(out)
 
 
+def scattered_store_bytes(c, gpu, l2="cold"):
+    """{array: bytes of its sectors written partially by scattered blocks} when those sectors
+    leave L2 before the other blocks complete them: a block that stores under half of each sector
+    it writes (a random scatter, not a transpose, whose blocks write whole sectors), in a launch
+    whose footprint exceeds L2. Each such sector then costs DRAM a 64-byte read and write (HBM's
+    burst, merged with the partial data: a read-modify-write). blind_r6's scatter_perm_f64 (8 M
+    float64 stores at random into 64 MB) took 425 us where round 3's scatter_random, the same
+    pattern within L2 for half the stores, took 81 us: 129 bytes of DRAM per store in between."""
+    st = c.extra.get("st_blocks") or {}
+    if not st or l2_resident(c, gpu, l2):
+        return {}
+    total = sum(f for f, _ in c.extra["foot_ld"].values()) + sum(c.extra["foot_st"].values())
+    if total <= gpu.l2_bytes:
+        return {}
+    return {k: sec for k, (sec, stored) in st.items() if sec and stored < 0.5 * sec}
+
+
 def dram_writes(c, gpu, l2="cold"):
     """DRAM write bytes: each written array's footprint, or none when the launch's lines stay in
-    L2 from one launch to the next (a write-back L2 keeps them dirty there: l2_resident)."""
+    L2 from one launch to the next (a write-back L2 keeps them dirty there: l2_resident); a
+    partially written sector that leaves L2 is written back as a 64-byte burst per block that
+    wrote it (scattered_store_bytes)."""
     if "foot_st" not in c.extra:
         return c.dram_write_bytes
-    return 0.0 if l2_resident(c, gpu, l2) else float(sum(c.extra["foot_st"].values()))
+    if l2_resident(c, gpu, l2):
+        return 0.0
+    rmw = scattered_store_bytes(c, gpu, l2)
+    return float(
+        sum(
+            max(f, rmw[k] / M.SECTOR_BYTES * DRAM_CHUNK) if k in rmw else f
+            for k, f in c.extra["foot_st"].items()
+        )
+    )
 
 
 def _merge(a, b):
@@ -253,6 +295,15 @@ def _merge(a, b):
         "shared_atomic_lines": _merge_lines(
             a.extra.get("shared_atomic_lines", {}), b.extra.get("shared_atomic_lines", {})
         ),
+        "st_blocks": {
+            k: tuple(
+                (x + y) / 2
+                for x, y in zip(
+                    a.extra.get("st_blocks", {}).get(k, (0, 0)), b.extra.get("st_blocks", {}).get(k, (0, 0))
+                )
+            )
+            for k in set(a.extra.get("st_blocks", {})) | set(b.extra.get("st_blocks", {}))
+        },
     }
     return c
 

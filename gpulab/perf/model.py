@@ -45,6 +45,7 @@ COMPUTE_STAGES = ("issue", "pipe", "fp64")
 WARPS_TOUCHING = "warps executing the line"  # per-line key: warps with >= 1 execution
 MATH_INST = "math library warp instructions"  # per-line key: what its math calls cost
 F64_SHARE = "share of arithmetic in float64"  # per-line key: numba computes it in double
+WIDE_DIVISION = "warps in 64-bit division"  # per-line key: // or % with operands beyond 32 bits
 
 
 @dataclass
@@ -294,15 +295,12 @@ def bounds(counts, gpu, weights=None):
         (ops * (gpu.atomic_float_op_s if flt else gpu.atomic_int_op_s) for ops, flt in counts.atomic_hot),
         default=0.0,
     )
-    # one sector's atomic unit applies a warp's update of each of its addresses in turn (16 int
-    # bins in 2 sectors, 4 M lanes: 777 us on the H200, where the busiest bin alone gives 195 us)
-    sector = max(
-        (
-            n * (gpu.atomic_float_op_s if flt else gpu.atomic_int_op_s)
-            for n, flt in getattr(counts, "atomic_sector_hot", ())
-        ),
-        default=0.0,
-    )
+    # one sector's atomic unit takes a warp's update of each of its addresses in turn, a step per
+    # (warp, address) at the integer operation's time (16 int bins in 2 sectors, 4 M lanes: 777 us
+    # on the H200, where the busiest bin alone gives 195 us); float lanes on one address serialise
+    # at the address (busiest above): 8 float addresses of one sector (blind_r6's
+    # atomic_add_8_slots) took what the busiest address alone gives, not 8 times it
+    sector = max((n * gpu.atomic_int_op_s for n, _ in getattr(counts, "atomic_sector_hot", ())), default=0.0)
     t["atomics"] = max(
         counts.atomic_sectors / gpu.atomics_per_s,
         busiest,

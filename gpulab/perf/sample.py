@@ -25,6 +25,7 @@ from .uniform import aggregated_atomic_lines
 from .weights import MATH_CALL_INSTRUCTIONS
 
 _FLOAT_OPS = frozenset({"Add", "Sub", "Mult", "Div"})  # what the FP pipes do (Pow is a call)
+_DIVISION_OPS = frozenset({"FloorDiv", "Mod"})
 KEY = np.int64(1) << 40  # block * KEY + chunk: byte addresses stay below 2**40
 SECTOR = SECTOR_BYTES  # the unit L1 and L2 move (metrics.py holds the rule)
 LINE = 4 * SECTOR_BYTES  # an L1 cache line: four sectors under one tag
@@ -98,6 +99,9 @@ class Recorder:
         self.shared_atomic_lines = {}
         self.static_shared = 0
         self.line_warps = {}  # line -> which sampled warps executed it at least once
+        # line -> warp operations of 64-bit integer // or % with a lane whose operands do not
+        # fit in 32 bits (ptxas calls its 64-bit division routine for those: sass.Insn.wide_division)
+        self.wide_division = {}
 
     def _arr(self, a):
         rec = self.arrays.get(a.name)
@@ -133,6 +137,10 @@ class Recorder:
             rec["dram_ld"].add(np.unique(addr // DRAM_CHUNK))
         else:
             rec["dram_st"].add(np.unique(addr // SECTOR))
+            # which sectors each block writes, and how many bytes: a block that covers only part
+            # of each sector it writes leaves the rest to other blocks (a random scatter)
+            rec.setdefault("st_blk_sec", _Keys()).add(np.unique(blk * KEY + addr // SECTOR))
+            rec["st_bytes"] = rec.get("st_bytes", 0) + len(lanes) * a._data.itemsize
 
     def atomic(self, a, flat, lanes, op):
         if a.space == "global":
@@ -148,15 +156,12 @@ class Recorder:
             requests = np.unique((pairs // KEY) * KEY + (pairs % KEY) * a._data.itemsize // SECTOR)
             self.atomic_sectors += len(requests)
             self.atomic_chunks.append((a.name, (requests % KEY) * SECTOR // ATOMIC_CHUNK))
-            # one sector's atomic unit applies a warp's update of each address in turn: integer
-            # lanes on one address of one warp as one update, float lanes one by one
+            # one sector's atomic unit takes a warp's update of each of its addresses in turn, one
+            # step per (warp, address): the float lanes on one address then serialise at that
+            # address (Counts.atomic_hot), not across the sector (blind_r6's atomic_add_8_slots:
+            # 8 float addresses of one sector took what its busiest address alone gives)
             self.atomic_sector_ops.append(
-                (
-                    a.name,
-                    (pairs % KEY) * a._data.itemsize // SECTOR,
-                    lanes_on.astype(float) if flt else np.ones(len(pairs)),
-                    flt,
-                )
+                (a.name, (pairs % KEY) * a._data.itemsize // SECTOR, np.ones(len(pairs)), flt)
             )
         else:
             warp = a.ctx.layout.warp_of[lanes]
@@ -222,6 +227,10 @@ def _recording(rec: Recorder):
     def arith(left, op, right):
         out = orig_arith.__func__(left, op, right)
         ctx = rec.ctx
+        if ctx is not None and op in _DIVISION_OPS:
+            n = wide_division_warps(ctx.mask, left, right, out)
+            if n:
+                rec.wide_division[ctx.line] = rec.wide_division.get(ctx.line, 0) + n
         if ctx is not None and op in _FLOAT_OPS:
             warps = ctx.active_warps()
             rec.arith[ctx.line] = rec.arith.get(ctx.line, 0) + warps
@@ -235,14 +244,38 @@ def _recording(rec: Recorder):
     G._account, A.atomic, S._shared, C.stmt = account, atomic, shared, stmt
     C.arith = staticmethod(arith)
     _memory.GlobalShadow = lambda array: None
+    # no shared-memory race or initialisation checks either: they cost a third of a shared loop's
+    # simulation (round 3's one_block_shared_loop) and a prediction is not a checker
+    Sh = _memory.SharedArray
+    orig_race, orig_written = Sh.__dict__["_check_race"], Sh.__dict__["_check_written"]
+    Sh._check_race = Sh._check_written = lambda self, *a: None
     try:
         yield rec
     finally:
+        Sh._check_race, Sh._check_written = orig_race, orig_written
         G._account, A.atomic, _memory.GlobalShadow = orig_account, orig_atomic, orig_shadow
         S._shared, C.stmt = orig_shared, orig_stmt
         C.arith = orig_arith
         for n, f in math_orig.items():
             setattr(_pyshims.MATH, n, f)
+
+
+def wide_division_warps(mask, left, right, out) -> int:
+    """Warps (of the active lanes in ``mask``) whose 64-bit integer ``left // right`` or
+    ``left % right`` has a lane with an operand outside 32 bits: ptxas tests the high words of
+    both operands and calls __cuda_sm20_div_s64 / rem_s64 for such a warp (a negative operand
+    has its high bits set too). 0 for float or 32-bit division."""
+    if getattr(np.asarray(out), "dtype", np.dtype(float)).kind not in "iu" or np.asarray(out).itemsize != 8:
+        return 0
+    a, b = np.asarray(left), np.asarray(right)
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+        return 0
+    with np.errstate(all="ignore"):
+        high = ((a.astype(np.uint64) | b.astype(np.uint64)) >> np.uint64(32)) != 0
+    if not high.any():
+        return 0
+    need = np.broadcast_to(high, mask.shape) & mask
+    return int(need.reshape(-1, WARP).any(axis=1).sum())
 
 
 def _counting_math(rec, name, fn):

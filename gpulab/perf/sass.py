@@ -94,6 +94,7 @@ _LABEL = re.compile(r"^\.L_x_(\d+):")
 _FUNC = re.compile(r"^\$?[A-Za-z_$][\w$.]*:$")  # a function's own label (a subroutine after the kernel)
 _CALLEE = re.compile(r"`\((\$?[^)`]+)\)")
 _SLOW_ROUTINE = re.compile(r"__cuda_sm\d+_|slowpath|mediumpath", re.I)
+_WIDE_DIVISION = re.compile(r"__cuda_sm\d+_(div|rem)_[su]64")
 _REGS = re.compile(r"Used (\d+) registers")
 _SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -123,6 +124,13 @@ class Insn:
         slowpath or mediumpath). Any other routine (__internal_lgamma_pos, __internal_accurate_pow)
         is the function's main path, run on every call."""
         return bool(_SLOW_ROUTINE.search(self.callee))
+
+    @property
+    def wide_division(self):
+        """A CALL into the 64-bit integer division or remainder routine: ptxas runs a 32-bit fast
+        path and calls it for the lanes whose operands do not fit in 32 bits (the simulator knows
+        which: sample.Recorder.wide_division)."""
+        return bool(_WIDE_DIVISION.search(self.callee))
 
     @property
     def pipe(self):
