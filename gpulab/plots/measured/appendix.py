@@ -54,6 +54,7 @@ ORDER = (
     "blind_r4",
     "blind_r5",
     "blind_r6",
+    "blind_r7",
     "perf_sass_check",
     "perf_train",
     "hw05_copies",

@@ -1,5 +1,5 @@
 """Appendix sections for the performance model's later checks: the third to sixth blind tests
-of ``gpulab.predict`` (``blind_r3.json`` to ``blind_r6.json``, one format) and the SASS check of the
+of ``gpulab.predict`` (``blind_r3.json`` to ``blind_r7.json``, one format) and the SASS check of the
 simulator's instruction and register counts (``perf_sass_check.json``)."""
 
 from __future__ import annotations
@@ -246,6 +246,16 @@ SECTIONS = [
         "benchmarks/blind_r6/run.py",
         "python benchmarks/blind_r6/run.py predict, then gpu, then merge (benchmarks/blind_runner.py)",
         _h_blind("blind_r6"),
+        None,
+        _t_blind,
+        needs="an NVIDIA GPU (Nsight Compute for the registers)",
+    ),
+    Section(
+        "blind_r7",
+        "Blind test 7 of the performance model",
+        "benchmarks/blind_r7/run.py",
+        "python benchmarks/blind_r7/run.py predict, then gpu, then merge (benchmarks/blind_runner.py)",
+        _h_blind("blind_r7"),
         None,
         _t_blind,
         needs="an NVIDIA GPU (Nsight Compute for the registers)",
