@@ -32,3 +32,17 @@ def test_readme_blind_figures_are_the_recorded_ones():
     regs = re.search(r"registers per thread matched the H200 on (\d+) of (\d+)", text)
     assert regs, "README no longer says how many kernels' registers matched"
     assert (int(regs.group(1)), int(regs.group(2))) == (summary["registers_match"], n)
+
+
+def test_readme_names_the_model_and_earlier_rounds_as_recorded():
+    text = _blind_paragraph()
+    acc = rv.blind_accuracy()
+    m = re.search(r"by the model of commit (\w+)", text)
+    assert m and acc["model_commit"].startswith(m.group(1))
+    # "the model shipped now" only while no refit or revision has followed the round
+    assert ("the model shipped now" in text) == bool(acc["current_model"])
+    earlier = re.findall(r"round (\d+) (?:had )?([\d.]+)%", text)
+    assert earlier, "README no longer quotes the earlier rounds"
+    for n, pct in earlier:
+        past = rv.blind_accuracy(f"blind_r{n}")
+        assert pct == f"{100 * past['median_error']:.1f}", f"round {n}: README {pct}%"
