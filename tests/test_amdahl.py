@@ -169,6 +169,9 @@ def test_check_worth_buying():
     assert not K.check_worth_buying(32) and not K.check_worth_buying(8)
     assert K.check_worth_buying(64, f=0.99, min_efficiency=0.6)
     assert repr(K.check_worth_buying(16)).startswith("✅")
+    for nonsense in (0, -4, 0.5):  # not "a larger power of two still does too": the input's fault
+        r = K.check_worth_buying(nonsense)
+        assert not r and "at least 1" in r.message
 
 
 # ---- widgets ----------------------------------------------------------------------------

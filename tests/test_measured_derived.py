@@ -21,3 +21,12 @@ def test_provenance_marks_the_recorded_derived_result():
     df = appendix.provenance()
     row = df[df["file"] == "reduction_in_flight.json"].iloc[0, 1]
     assert "derived on a CPU from reduction.json" in row
+    # the clock is the source runs', so it comes after them and says so
+    assert row.index("derived on a CPU") < row.index("SM clock") and "(recorded by those runs)" in row
+
+
+def test_with_clock_orders_the_parts():
+    assert appendix._with_clock({}, "SM clock 1980 MHz") == "; SM clock 1980 MHz"
+    assert appendix._with_clock({}, None) == ""
+    src = {"sources": {"reduction": None}}
+    assert appendix._with_clock(src, None) == "; its figures derived on a CPU from reduction.json"

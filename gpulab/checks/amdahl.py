@@ -223,7 +223,9 @@ def check_worth_buying(p, f: float = 0.95, min_efficiency: float = 0.5) -> Check
     got = as_float(p)
     if got is None:
         return CheckResult(False, "give a number of processors")
-    eff = A.efficiency(f, got) if got >= 1 else float("nan")
+    if got < 1:
+        return CheckResult(False, f"p = {got:g}: a number of processors is at least 1")
+    eff = A.efficiency(f, got)
     if got == want:
         return CheckResult(
             True,

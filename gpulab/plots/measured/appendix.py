@@ -238,6 +238,16 @@ def _derived_note(res: dict) -> str:
     return "; its figures derived on a CPU from " + " and ".join(parts)
 
 
+def _with_clock(res: dict, clock: str | None) -> str:
+    """ "; SM clock ..." after a result's date, or, for a result re-derived from other results,
+    "; its figures derived ... from X (date); SM clock ... (recorded by those runs)": the clock is
+    theirs, not that of the date before it."""
+    derived = _derived_note(res)
+    if not clock:
+        return derived
+    return f"{derived}; {clock} (recorded by those runs)" if derived else f"; {clock}"
+
+
 def provenance(root=None):
     """One row per results file: where, with what and when it was measured (from the file), and
     for a GPU result the SM clock it recorded (or "no SM clock record")."""
@@ -248,7 +258,7 @@ def provenance(root=None):
             rows.append((f"{name}.json", "unreadable"))
             continue
         clock = clock_line(name, res, short=True)
-        rows.append((f"{name}.json", label(name, res) + (f"; {clock}" if clock else "") + _derived_note(res)))
+        rows.append((f"{name}.json", label(name, res) + _with_clock(res, clock)))
     return _df(rows, ["file", "measured on, with, when"])
 
 
@@ -267,8 +277,7 @@ def show(name: str, root=None, fig: str | None = None, tab: str | None = None, w
         return []
     s = SECTIONS.get(name)
     clock = clock_line(name, res)
-    on = "measured on: " + label(name, res) + (f"; {clock}" if clock else "") + _reruns_note(res)
-    on += _derived_note(res)
+    on = "measured on: " + label(name, res) + _with_clock(res, clock) + _reruns_note(res)
     print(_wrap(on, rest="  "))
     if s is None:
         print(_wrap(f"No section describes {name}.json; its top-level keys: {', '.join(res)}"))
