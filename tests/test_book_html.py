@@ -45,7 +45,7 @@ MACHINE_PATHS = re.compile(
     r"[A-Z]:\\\\Users\\\\"
 )
 DEV_WORDS = re.compile(
-    r"\bissue #?\d+(?![\d.,]*\s?(?:ns|us|µs|ms|s)\b)|\bseeds? 0\d\d|\bseed[- ]0\d\d\b|design notes|\bTODO\b|\bFIXME\b|\bXXX\b|"
+    r"\bissue #?\d+(?![\d.,]*\s*(?:ns|us|µs|ms|s)\b)|\bseeds? 0\d\d|\bseed[- ]0\d\d\b|design notes|\bTODO\b|\bFIXME\b|\bXXX\b|"
     r"appear as they are finished|not been able to try|as we ran earlier|in an earlier run",
     re.I,
 )
@@ -277,6 +277,8 @@ def math_problems(html: str) -> list[str]:
 GOOD = """<html><body><article>
 <h1>Chapter</h1><p>See <a href="02_b.html#x">Beta</a> and <a href="../book/references.html#id1">[H, 2022]</a>.</p>
 <div class="cell_output"><pre>short line</pre></div>
+<div class="cell_output"><pre>bounds: dram 8.54 us, issue 7.52
+  us (the model's instruction-issue bound, wrapped)</pre></div>
 <table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>
 </article><script>/work/ in a script is not text</script></body></html>"""
 
