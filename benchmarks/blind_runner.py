@@ -29,6 +29,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)  # benchenv
 
+
+def kernels_of(folder):
+    """benchmarks/<folder>/kernels.py, loaded by path under its own name, "<folder>_kernels"
+    (every blind round, and benchmarks/fidelity, has a kernels.py: a plain ``import kernels``
+    gets whichever one was imported first in the process)."""
+    import importlib.util
+
+    key = f"{folder}_kernels"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, os.path.join(HERE, folder, "kernels.py"))
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[key] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[key]
+
+
 REPS = 7  # timed launches per case (after one that compiles and warms up)
 SPIN_NS = 300_000  # a sleeping kernel ahead of each timed launch hides numba's host-side launch cost
 

@@ -22,6 +22,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+
+from blind_runner import kernels_of  # noqa: E402
+
 CACHE = os.environ.get("PERF_TRAIN_CACHE", "/tmp/perf_train_cache")
 SETS = ("perf_model", "perf_blind", "blind_r3", "blind_r4", "blind_r5", "blind_r6")
 ROUNDS = (
@@ -42,19 +45,6 @@ L2_STATE = {
 }
 
 
-def _round_module(name):
-    """benchmarks/<name>/kernels.py, loaded by path under its own name (every round has a kernels.py)."""
-    import importlib.util
-
-    key = f"{name}_kernels"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, os.path.join(HERE, name, "kernels.py"))
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[key] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[key]
-
-
 def _set(name):
     """(cases, make_args, {case: measured seconds}) of one measured set."""
     from gpulab import results
@@ -71,7 +61,7 @@ def _set(name):
     elif name == "perf_blind":
         import perf_blind as mod
     elif name in ROUNDS:
-        mod = _round_module(name)
+        mod = kernels_of(name)
     else:
         raise SystemExit(f"unknown set {name!r}: {', '.join(SETS)}")
     return mod.cases(), mod.make_args, meas

@@ -4,7 +4,6 @@ never the performance model (the round's predictions are made once, by its own s
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 import sys
@@ -15,18 +14,10 @@ import pytest
 import gpulab
 
 
-def _load_kernels():
-    """benchmarks/blind_r6/kernels.py under a name of its own: every round's file is kernels.py,
-    so a plain `import kernels` would get whichever round another test imported first."""
-    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "blind_r6", "kernels.py")
-    spec = importlib.util.spec_from_file_location("blind_r6_kernels", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+from blind_runner import kernels_of  # noqa: E402
 
-
-K = _load_kernels()
+K = kernels_of("blind_r6")
 
 R = np.random.default_rng(6)
 f32 = lambda *s: R.random(s, dtype=np.float32)  # noqa: E731

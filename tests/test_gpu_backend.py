@@ -1,7 +1,6 @@
 """On a real GPU: backend="gpu" gives the simulator's results, updates arrays in place, times
 the kernel with CUDA events. Skips cleanly where there is no GPU (as in CI)."""
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -12,18 +11,12 @@ import gpulab
 
 needs_gpu = pytest.mark.skipif(not gpulab.gpu_available(), reason="no CUDA GPU on this machine")
 
-FIDELITY = Path(__file__).resolve().parent.parent / "benchmarks" / "fidelity"
-sys.path.insert(0, str(FIDELITY))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from blind_runner import kernels_of  # noqa: E402
 
 
 def _cases():
-    """benchmarks/fidelity/kernels.py under a name of its own (the blind rounds' files are
-    kernels.py too: a plain `import kernels` would get whichever was imported first)."""
-    spec = importlib.util.spec_from_file_location("fidelity_kernels", FIDELITY / "kernels.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod.cases()
+    return kernels_of("fidelity").cases()  # benchmarks/fidelity/kernels.py, under its own name
 
 
 @needs_gpu

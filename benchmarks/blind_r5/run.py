@@ -12,30 +12,13 @@ from __future__ import annotations
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import kernels  # noqa: E402
-from blind_runner import BlindRound  # noqa: E402
+from blind_runner import BlindRound, kernels_of  # noqa: E402
 
-cases, make_args = kernels.cases, kernels.make_args
-NAME = "blind_r5"
-ROUND = BlindRound(NAME, kernels, regs_args="real")  # data-dependent loops: launch the real data
+# data-dependent loops: the register pass launches the real data
+ROUND = BlindRound("blind_r5", kernels_of("blind_r5"), regs_args="real")
 NCU_COMMAND = ROUND.ncu_command
-
-
-def _out():
-    return ROUND.out()
-
-
-def predict_main(only=None):
-    ROUND.predict(only, path=_out())
-
-
-def merge(out_dir):
-    ROUND.merge(out_dir, path=_out())
-
 
 if __name__ == "__main__":
     ROUND.main()
